@@ -1,0 +1,96 @@
+#pragma once
+// The algorithm registry: an object built by a function (no static registration), that a session
+// owns. Each algorithm is one file under algorithms/<collective>/ exporting a describe_<name>()
+// function, plus one line in registry.cpp (ARCHITECTURE.md, "Extending").
+
+#include "collsim/core/collective.hpp"
+#include "collsim/core/schedule.hpp"
+#include "collsim/core/topology.hpp"
+#include "collsim/core/units.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collsim::algorithms {
+
+/// A self-describing algorithm parameter (ns-3 style: name, default, range, help).
+struct ParamSpec {
+  std::string name;
+  std::int64_t default_value = 0;
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  std::string help;
+};
+
+/// What to generate: a collective over `ranks` ranks of `bytes` (nccl-tests' S convention).
+struct Request {
+  core::CollectiveKind collective = core::CollectiveKind::allreduce;
+  std::uint32_t ranks = 1;
+  core::Bytes bytes{0};
+  core::Rank root = 0;
+  std::map<std::string, std::int64_t> params; ///< missing ones take their defaults
+  const core::Topology* topology = nullptr;    ///< for topology-aware generators (may be null)
+};
+
+/// A closed-form alpha-beta-gamma cost: time = alpha_terms*alpha + beta_bytes*beta + gamma_bytes*gamma.
+struct CostTerms {
+  double alpha_terms = 0.0; ///< number of message start-ups on the critical path
+  double beta_bytes = 0.0;  ///< bytes transferred on the critical path
+  double gamma_bytes = 0.0; ///< bytes reduced on the critical path
+};
+
+struct AlgorithmInfo {
+  std::string name;                 ///< canonical name, e.g. "ring"
+  core::CollectiveKind collective = core::CollectiveKind::allreduce;
+  std::string summary;              ///< one line
+  std::string source;               ///< paper or library function it follows
+  std::vector<std::string> aliases; ///< library names: "ompi:4", "ompi:ring", "mpich:ring", "smpi:lr"
+  std::vector<ParamSpec> params;
+  std::vector<std::string> constraints; ///< human-readable, e.g. "ranks must be a power of two"
+  /// Returns an empty string if the request is acceptable, else the reason it is refused.
+  std::function<std::string(const Request&)> check;
+  std::function<core::Schedule(const Request&)> generate;
+  /// Closed form, when one is known for this request (nullopt: none for these ranks/size).
+  std::function<std::optional<CostTerms>(const Request&)> cost;
+  std::string cost_formula; ///< the closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g"
+};
+
+class Registry {
+public:
+  /// Adds an algorithm; throws InternalError on a duplicate name or alias within a collective.
+  void add(AlgorithmInfo info);
+  /// Finds by canonical name or alias; throws UnknownNameError with the valid names and closest match.
+  [[nodiscard]] const AlgorithmInfo& find(core::CollectiveKind c, std::string_view name) const;
+  [[nodiscard]] const AlgorithmInfo* try_find(core::CollectiveKind c, std::string_view name) const;
+  /// All algorithms, or those of one collective, in registration order.
+  [[nodiscard]] std::vector<const AlgorithmInfo*> list(
+      std::optional<core::CollectiveKind> c = std::nullopt) const;
+  /// Fills defaults, checks parameter ranges and the algorithm's constraints (UsageError with the
+  /// reason), generates the schedule and stamps the header's algorithm name.
+  [[nodiscard]] core::Schedule generate(const AlgorithmInfo& algo, Request request) const;
+  /// The closed-form cost for `request`, if the algorithm declares one.
+  [[nodiscard]] std::optional<CostTerms> cost(const AlgorithmInfo& algo, Request request) const;
+  /// Checks parameters and constraints without generating; returns the reason or "".
+  [[nodiscard]] std::string refusal(const AlgorithmInfo& algo, Request& request) const;
+
+private:
+  std::vector<AlgorithmInfo> algorithms_;
+};
+
+/// The registry with every algorithm collsim ships.
+Registry make_default_registry();
+
+/// The header every generator starts from. `data_bytes` is `r.bytes` for every collective (the
+/// buffer is in place: allgather/gather/reduce_scatter/scatter hold the whole p-block vector, each
+/// rank's block at block_range(bytes, ranks, rank)) except alltoall, whose buffer is 2 * bytes: the
+/// input in [0, bytes), the output in [bytes, 2 * bytes). `tmp_bytes` is the scratch size per rank;
+/// `algorithm` is the canonical name to stamp (Registry::generate checks it).
+core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes,
+                                 std::string algorithm = {});
+
+} // namespace collsim::algorithms

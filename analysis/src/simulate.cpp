@@ -1,0 +1,177 @@
+#include "collsim/analysis/simulate.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/engines/analytic.hpp"
+#include "collsim/engines/loggp.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace collsim::analysis {
+
+std::vector<std::string> engine_names() { return {"loggp", "analytic"}; }
+
+void check_engine(std::string_view engine) {
+  const auto names = engine_names();
+  if (std::find(names.begin(), names.end(), engine) == names.end()) {
+    throw core::UnknownNameError("engine", engine, names);
+  }
+}
+
+core::ResultRow simulate(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
+                         const core::Topology& topology, std::string_view engine,
+                         const algorithms::Request& request, core::RunResult* run,
+                         const core::RunOptions& options) {
+  check_engine(engine);
+  core::Seconds time;
+  if (engine == "analytic") {
+    const auto cost = registry.cost(algo, request);
+    if (!cost) {
+      throw core::UsageError(fmt::format(
+          "{}: no closed-form cost for {} ranks and {} bytes{}; use --engine loggp", algo.name,
+          request.ranks, request.bytes.value,
+          algo.cost_formula.empty() ? " (the algorithm declares none)" : ""));
+    }
+    const auto abg = engines::alpha_beta_gamma(topology, request.ranks);
+    time = engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes);
+    if (run != nullptr) {
+      run->time = time;
+    }
+  } else {
+    const core::Schedule schedule = registry.generate(algo, request);
+    engines::LogGPEngine loggp;
+    core::RunResult result = loggp.run(schedule, topology, options);
+    time = result.time;
+    if (run != nullptr) {
+      *run = std::move(result);
+    }
+  }
+  return core::make_result_row(request.collective, algo.name, std::string(engine), request.ranks,
+                               request.bytes, time, request.root);
+}
+
+StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
+                      const algorithms::Registry& registry, const Progress& progress,
+                      unsigned threads) {
+  // Resolve names first, so a typo fails before any work, pointing at the name.
+  std::vector<const algorithms::AlgorithmInfo*> algos;
+  for (std::size_t i = 0; i < study.algorithms.size(); ++i) {
+    try {
+      algos.push_back(&registry.find(study.collective, study.algorithms[i]));
+    } catch (const core::UnknownNameError& e) {
+      const core::SourcePos pos = i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
+      throw core::ScenarioError(pos, "algorithms", e.what());
+    }
+  }
+  try {
+    check_engine(study.engine);
+  } catch (const core::UnknownNameError& e) {
+    throw core::ScenarioError(study.engine_pos, "engine", e.what());
+  }
+  std::map<std::uint32_t, core::Topology> topologies;
+  for (std::uint32_t p : study.ranks) {
+    try {
+      topologies.emplace(p, topologies::build(scenario.topology, p));
+    } catch (const core::UsageError& e) {
+      throw core::ScenarioError(study.ranks_pos, "ranks", e.what());
+    }
+  }
+
+  struct Point {
+    const algorithms::AlgorithmInfo* algo;
+    std::uint32_t ranks;
+    core::Bytes bytes;
+  };
+  std::vector<Point> points;
+  StudyResult out;
+  for (const auto* a : algos) {
+    for (std::uint32_t p : study.ranks) {
+      algorithms::Request probe;
+      probe.collective = study.collective;
+      probe.ranks = p;
+      probe.bytes = study.sizes.empty() ? core::Bytes{0} : study.sizes.front();
+      probe.root = study.root;
+      probe.params = study.params;
+      probe.topology = &topologies.at(p);
+      // Parameters that other algorithms of the study use are not this one's business.
+      std::erase_if(probe.params, [&](const auto& kv) {
+        return std::none_of(a->params.begin(), a->params.end(),
+                            [&](const auto& ps) { return ps.name == kv.first; });
+      });
+      for (core::Bytes n : study.sizes) {
+        probe.bytes = n;
+        const std::string why = registry.refusal(*a, probe);
+        if (!why.empty()) {
+          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: {}", a->name, p, n.value, why));
+          continue;
+        }
+        if (study.engine == "analytic" && !registry.cost(*a, probe)) {
+          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name,
+                                            p, n.value));
+          continue;
+        }
+        points.push_back({a, p, n});
+      }
+    }
+  }
+
+  out.rows.resize(points.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> finished{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  auto worker = [&] {
+    while (true) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= points.size()) {
+        return;
+      }
+      try {
+        const Point& pt = points[i];
+        algorithms::Request req;
+        req.collective = study.collective;
+        req.ranks = pt.ranks;
+        req.bytes = pt.bytes;
+        req.root = study.root;
+        for (const auto& ps : pt.algo->params) {
+          if (auto it = study.params.find(ps.name); it != study.params.end()) {
+            req.params.insert(*it);
+          }
+        }
+        req.topology = &topologies.at(pt.ranks);
+        out.rows[i] = simulate(registry, *pt.algo, *req.topology, study.engine, req);
+      } catch (...) {
+        const std::lock_guard lock(failure_lock);
+        if (!failure) {
+          failure = std::current_exception();
+        }
+        next = points.size();
+      }
+      const std::size_t done = finished.fetch_add(1) + 1;
+      if (progress) {
+        progress(done, points.size());
+      }
+    }
+  };
+  unsigned n_threads = threads != 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
+  n_threads = static_cast<unsigned>(std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < n_threads; ++t) {
+      pool.emplace_back(worker);
+    }
+    worker();
+  }
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
+  out.crossovers = crossovers(out.rows);
+  return out;
+}
+
+} // namespace collsim::analysis

@@ -1,0 +1,32 @@
+#pragma once
+// One measured or simulated point, as every writer and analysis step sees it.
+
+#include "collsim/core/collective.hpp"
+#include "collsim/core/units.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace collsim::core {
+
+struct ResultRow {
+  CollectiveKind collective = CollectiveKind::allreduce;
+  std::string algorithm;
+  std::string engine;
+  std::uint32_t ranks = 0;
+  Bytes bytes{0};          ///< S in nccl-tests' convention
+  std::uint64_t count = 0; ///< elements of `type` (nccl-tests' count column)
+  std::string type = "float";
+  std::uint32_t root = 0;
+  Seconds time;
+  Bandwidth algbw;
+  Bandwidth busbw;
+  bool operator==(const ResultRow&) const = default;
+};
+
+/// Fills count, algbw and busbw from collective, ranks, bytes and time (4-byte float elements, as
+/// nccl-tests' default; count is per rank for allgather/reduce_scatter/alltoall/gather/scatter).
+ResultRow make_result_row(CollectiveKind c, std::string algorithm, std::string engine,
+                          std::uint32_t ranks, Bytes bytes, Seconds time, std::uint32_t root = 0);
+
+} // namespace collsim::core

@@ -1,0 +1,163 @@
+#pragma once
+// The schedule IR (ARCHITECTURE.md, "Core types"): per rank, a program of operations over byte ranges
+// of that rank's buffers, with explicit dependencies, in the spirit of LogGOPSim's GOAL.
+//
+// Semantics that every engine and checker shares:
+//   * A rank issues its operations in program order (index order). An operation issues once the
+//     operations it depends on have completed and the operation before it has issued; issuing never
+//     waits for an earlier operation to complete unless a dependency says so (a non-blocking MPI
+//     program that posts in order).
+//   * send(peer, range) and recv(peer, range) match first-in first-out per ordered pair of ranks:
+//     the k-th send from a to b matches the k-th recv on b from a; the two lengths must be equal.
+//   * recv_reduce combines the incoming bytes into the target range (target := target (+) incoming);
+//     reduce and copy act locally from a source range to a target range of equal length.
+//
+// Storage is structure-of-arrays with 32-bit ids: about 21 bytes per operation plus 4 per
+// dependency, so a 4096-rank ring allreduce (67 million operations) fits in about 2 GB.
+
+#include "collsim/core/collective.hpp"
+#include "collsim/core/units.hpp"
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace collsim::core {
+
+using Rank = std::uint32_t;
+using OpId = std::uint32_t; ///< global operation index
+using BufferId = std::uint8_t;
+
+/// The buffers every rank owns. `data` is the collective's user buffer (in place); `tmp` is scratch.
+enum class Buffer : BufferId { data = 0, tmp = 1 };
+inline constexpr int kBufferCount = 2;
+std::string_view to_string(Buffer b);
+
+enum class OpKind : std::uint8_t { send = 0, recv = 1, recv_reduce = 2, reduce = 3, copy = 4 };
+std::string_view to_string(OpKind k);
+
+/// A byte range [offset, offset + length) of one of the rank's buffers.
+struct Range {
+  Buffer buffer = Buffer::data;
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  bool operator==(const Range&) const = default;
+};
+
+/// One operation, unpacked (for checkers, printers and tests; engines read the arrays directly).
+struct Op {
+  OpKind kind = OpKind::send;
+  Rank rank = 0;
+  std::uint32_t local = 0; ///< index within the rank's program
+  Rank peer = 0;           ///< send/recv/recv_reduce only
+  Range target;            ///< the range sent from, received into, or written by reduce/copy
+  Range source;            ///< reduce/copy only: the range read
+  std::vector<std::uint32_t> deps; ///< local indices of the operations this one waits for
+  bool operator==(const Op&) const = default;
+};
+
+/// What a schedule computes: the collective, the rank count, the message size in nccl-tests'
+/// convention (allreduce/reduce/bcast: the vector on each rank; allgather/reduce_scatter/alltoall/
+/// gather/scatter: the whole gathered vector, p times the block), and the root.
+struct ScheduleHeader {
+  CollectiveKind collective = CollectiveKind::allreduce;
+  std::uint32_t ranks = 1;
+  Bytes bytes{0};
+  Rank root = 0;
+  std::uint64_t data_bytes = 0; ///< size of each rank's `data` buffer
+  std::uint64_t tmp_bytes = 0;  ///< size of each rank's `tmp` buffer
+  std::string algorithm;        ///< informational: the generator's name
+  bool operator==(const ScheduleHeader&) const = default;
+};
+
+class Schedule {
+public:
+  Schedule() = default;
+  explicit Schedule(ScheduleHeader header);
+
+  [[nodiscard]] const ScheduleHeader& header() const { return header_; }
+  [[nodiscard]] std::uint32_t ranks() const { return header_.ranks; }
+  [[nodiscard]] std::size_t op_count() const { return kind_.size(); }
+  [[nodiscard]] std::size_t dep_count() const { return deps_.size(); }
+  /// Bytes of heap memory the arrays use (capacity, not size).
+  [[nodiscard]] std::size_t memory_bytes() const;
+
+  // --- building -------------------------------------------------------------------------------
+  /// Starts the program of `rank`. Ranks must be started in order 0, 1, ..., ranks-1, each once;
+  /// operations added belong to the most recently started rank.
+  void begin_rank(Rank rank);
+  /// Adds operations to the current rank and returns their local index. `deps` are local indices.
+  std::uint32_t send(Rank peer, Range from, std::initializer_list<std::uint32_t> deps = {});
+  std::uint32_t recv(Rank peer, Range into, std::initializer_list<std::uint32_t> deps = {});
+  std::uint32_t recv_reduce(Rank peer, Range into, std::initializer_list<std::uint32_t> deps = {});
+  std::uint32_t reduce(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
+  std::uint32_t copy(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
+  /// General form used by the parser and by generators that compute dependency lists.
+  std::uint32_t add(OpKind kind, Rank peer, Range target, Range source,
+                    std::span<const std::uint32_t> deps);
+  /// Ends building: starts any ranks not yet started (with empty programs).
+  void finish();
+  /// Reserves space for `ops` operations and `deps` dependencies.
+  void reserve(std::size_t ops, std::size_t deps);
+
+  // --- reading --------------------------------------------------------------------------------
+  [[nodiscard]] OpId rank_begin(Rank r) const { return rank_begin_[r]; }
+  [[nodiscard]] OpId rank_end(Rank r) const { return rank_begin_[r + 1]; }
+  [[nodiscard]] OpKind kind(OpId id) const { return static_cast<OpKind>(kind_[id] & 0x0f); }
+  [[nodiscard]] Rank peer(OpId id) const { return arg_[id]; } ///< send/recv/recv_reduce only
+  [[nodiscard]] Range target(OpId id) const;
+  [[nodiscard]] Range source(OpId id) const; ///< reduce/copy only
+  [[nodiscard]] std::uint64_t length(OpId id) const;
+  /// Local indices of the operations `id` depends on.
+  [[nodiscard]] std::span<const std::uint32_t> deps(OpId id) const {
+    return {deps_.data() + dep_begin_[id], deps_.data() + dep_begin_[id + 1]};
+  }
+  [[nodiscard]] Rank rank_of(OpId id) const; ///< binary search over ranks
+  [[nodiscard]] Op op(OpId id) const;
+
+  bool operator==(const Schedule& other) const;
+
+private:
+  struct LocalSource {
+    std::uint64_t offset;
+    Buffer buffer;
+    bool operator==(const LocalSource&) const = default;
+  };
+  void check_building(const char* what) const;
+
+  ScheduleHeader header_;
+  // kind_ bits 0-3: OpKind, bits 4-5: target buffer.
+  std::vector<std::uint8_t> kind_;
+  std::vector<std::uint32_t> arg_;      // peer, or index into local_sources_ for reduce/copy
+  std::vector<std::uint64_t> offset_;   // target offset
+  std::vector<std::uint32_t> length_;   // length, or kLongLength: look up long_lengths_
+  std::vector<std::uint32_t> dep_begin_{0};
+  std::vector<std::uint32_t> deps_;
+  std::vector<OpId> rank_begin_{0};
+  std::vector<LocalSource> local_sources_;
+  std::vector<std::pair<OpId, std::uint64_t>> long_lengths_; // sorted by op id
+  Rank next_rank_ = 0;
+  bool finished_ = false;
+};
+
+/// The stable text form (GOAL-like, diffable). parse_schedule(print_schedule(s)) == s.
+std::string print_schedule(const Schedule& s);
+/// Parses the text form; errors are ScheduleError with "name:line:column: error: ...".
+Schedule parse_schedule(std::string_view text, std::string_view source_name = "<schedule>");
+
+/// The `index`-th of `parts` near-equal pieces of [0, total): the first total % parts pieces get one
+/// extra byte (the MPI convention for distributing a remainder).
+constexpr std::pair<std::uint64_t, std::uint64_t> block_range(std::uint64_t total,
+                                                               std::uint64_t parts,
+                                                               std::uint64_t index) {
+  const std::uint64_t base = total / parts;
+  const std::uint64_t extra = total % parts;
+  const std::uint64_t begin = index * base + (index < extra ? index : extra);
+  const std::uint64_t len = base + (index < extra ? 1 : 0);
+  return {begin, len};
+}
+
+} // namespace collsim::core

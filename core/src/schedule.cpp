@@ -1,0 +1,187 @@
+#include "collsim/core/schedule.hpp"
+
+#include "collsim/core/errors.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+
+namespace collsim::core {
+namespace {
+constexpr std::uint32_t kLongLength = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kNoArg = std::numeric_limits<std::uint32_t>::max();
+} // namespace
+
+std::string_view to_string(Buffer b) {
+  switch (b) {
+  case Buffer::data: return "data";
+  case Buffer::tmp: return "tmp";
+  }
+  throw InternalError("unknown Buffer value");
+}
+
+std::string_view to_string(OpKind k) {
+  switch (k) {
+  case OpKind::send: return "send";
+  case OpKind::recv: return "recv";
+  case OpKind::recv_reduce: return "recv_reduce";
+  case OpKind::reduce: return "reduce";
+  case OpKind::copy: return "copy";
+  }
+  throw InternalError("unknown OpKind value");
+}
+
+Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)) {
+  rank_begin_.reserve(static_cast<std::size_t>(header_.ranks) + 1);
+}
+
+std::size_t Schedule::memory_bytes() const {
+  return kind_.capacity() * sizeof(std::uint8_t) + arg_.capacity() * sizeof(std::uint32_t) +
+         offset_.capacity() * sizeof(std::uint64_t) + length_.capacity() * sizeof(std::uint32_t) +
+         dep_begin_.capacity() * sizeof(std::uint32_t) + deps_.capacity() * sizeof(std::uint32_t) +
+         rank_begin_.capacity() * sizeof(OpId) + local_sources_.capacity() * sizeof(LocalSource) +
+         long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>);
+}
+
+void Schedule::reserve(std::size_t ops, std::size_t deps) {
+  kind_.reserve(ops);
+  arg_.reserve(ops);
+  offset_.reserve(ops);
+  length_.reserve(ops);
+  dep_begin_.reserve(ops + 1);
+  deps_.reserve(deps);
+}
+
+void Schedule::check_building(const char* what) const {
+  if (finished_) {
+    throw InternalError(fmt::format("Schedule::{} after finish()", what));
+  }
+}
+
+void Schedule::begin_rank(Rank rank) {
+  check_building("begin_rank");
+  if (rank != next_rank_ || rank >= header_.ranks) {
+    throw InternalError(fmt::format("Schedule::begin_rank({}) out of order (expected {} of {})", rank,
+                                    next_rank_, header_.ranks));
+  }
+  if (rank > 0) {
+    rank_begin_.push_back(static_cast<OpId>(kind_.size()));
+  }
+  ++next_rank_;
+}
+
+std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
+                            std::span<const std::uint32_t> deps) {
+  check_building("add");
+  if (next_rank_ == 0) {
+    throw InternalError("Schedule::add before begin_rank");
+  }
+  if (kind_.size() >= std::numeric_limits<OpId>::max() - 1) {
+    throw UsageError("schedule too large: more than 4 billion operations");
+  }
+  const auto id = static_cast<OpId>(kind_.size());
+  kind_.push_back(static_cast<std::uint8_t>(static_cast<unsigned>(kind) |
+                                            (static_cast<unsigned>(target.buffer) << 4)));
+  if (kind == OpKind::reduce || kind == OpKind::copy) {
+    arg_.push_back(static_cast<std::uint32_t>(local_sources_.size()));
+    local_sources_.push_back({source.offset, source.buffer});
+  } else {
+    arg_.push_back(peer);
+  }
+  offset_.push_back(target.offset);
+  if (target.length >= kLongLength) {
+    length_.push_back(kLongLength);
+    long_lengths_.emplace_back(id, target.length);
+  } else {
+    length_.push_back(static_cast<std::uint32_t>(target.length));
+  }
+  deps_.insert(deps_.end(), deps.begin(), deps.end());
+  dep_begin_.push_back(static_cast<std::uint32_t>(deps_.size()));
+  return id - rank_begin_.back();
+}
+
+std::uint32_t Schedule::send(Rank peer, Range from, std::initializer_list<std::uint32_t> deps) {
+  return add(OpKind::send, peer, from, {}, deps);
+}
+std::uint32_t Schedule::recv(Rank peer, Range into, std::initializer_list<std::uint32_t> deps) {
+  return add(OpKind::recv, peer, into, {}, deps);
+}
+std::uint32_t Schedule::recv_reduce(Rank peer, Range into,
+                                    std::initializer_list<std::uint32_t> deps) {
+  return add(OpKind::recv_reduce, peer, into, {}, deps);
+}
+std::uint32_t Schedule::reduce(Range from, Range into, std::initializer_list<std::uint32_t> deps) {
+  return add(OpKind::reduce, kNoArg, into, from, deps);
+}
+std::uint32_t Schedule::copy(Range from, Range into, std::initializer_list<std::uint32_t> deps) {
+  return add(OpKind::copy, kNoArg, into, from, deps);
+}
+
+void Schedule::finish() {
+  if (finished_) {
+    return;
+  }
+  while (next_rank_ < header_.ranks) {
+    begin_rank(next_rank_);
+  }
+  rank_begin_.push_back(static_cast<OpId>(kind_.size()));
+  finished_ = true;
+}
+
+std::uint64_t Schedule::length(OpId id) const {
+  if (length_[id] != kLongLength) {
+    return length_[id];
+  }
+  auto it = std::lower_bound(long_lengths_.begin(), long_lengths_.end(), id,
+                             [](const auto& p, OpId v) { return p.first < v; });
+  return it->second;
+}
+
+Range Schedule::target(OpId id) const {
+  return Range{static_cast<Buffer>((kind_[id] >> 4) & 0x3), offset_[id], length(id)};
+}
+
+Range Schedule::source(OpId id) const {
+  const OpKind k = kind(id);
+  if (k != OpKind::reduce && k != OpKind::copy) {
+    return {};
+  }
+  const LocalSource& src = local_sources_[arg_[id]];
+  return Range{src.buffer, src.offset, length(id)};
+}
+
+Rank Schedule::rank_of(OpId id) const {
+  auto it = std::upper_bound(rank_begin_.begin(), rank_begin_.end(), id);
+  return static_cast<Rank>(it - rank_begin_.begin() - 1);
+}
+
+Op Schedule::op(OpId id) const {
+  Op o;
+  o.kind = kind(id);
+  o.rank = rank_of(id);
+  o.local = id - rank_begin_[o.rank];
+  if (o.kind == OpKind::reduce || o.kind == OpKind::copy) {
+    o.source = source(id);
+  } else {
+    o.peer = peer(id);
+  }
+  o.target = target(id);
+  const auto d = deps(id);
+  o.deps.assign(d.begin(), d.end());
+  return o;
+}
+
+bool Schedule::operator==(const Schedule& other) const {
+  if (!(header_ == other.header_) || op_count() != other.op_count() ||
+      rank_begin_ != other.rank_begin_) {
+    return false;
+  }
+  for (OpId id = 0; id < op_count(); ++id) {
+    if (!(op(id) == other.op(id))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace collsim::core

@@ -1,0 +1,366 @@
+// The schedule text form. Example (a 2-rank allreduce by exchange):
+//
+//   collsim-schedule 1
+//   collective allreduce
+//   algorithm recursive_doubling
+//   ranks 2
+//   bytes 8
+//   root 0
+//   buffers data=8 tmp=8
+//   rank 0 {
+//     l0: send data[0..8) to 1
+//     l1: recv tmp[0..8) from 1
+//     l2: reduce tmp[0..8) -> data[0..8) requires l1
+//   }
+//   rank 1 { ... }
+//
+// Ranges are half-open byte ranges; `requires` lists local labels (GOAL's "l2 requires l1").
+
+#include "collsim/core/errors.hpp"
+#include "collsim/core/schedule.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace collsim::core {
+namespace {
+
+std::string range_text(const Range& r) {
+  return fmt::format("{}[{}..{})", to_string(r.buffer), r.offset, r.offset + r.length);
+}
+
+} // namespace
+
+std::string print_schedule(const Schedule& s) {
+  const auto& h = s.header();
+  std::string out;
+  out.reserve(64 + s.op_count() * 40);
+  auto it = std::back_inserter(out);
+  fmt::format_to(it, "collsim-schedule 1\ncollective {}\n", to_string(h.collective));
+  if (!h.algorithm.empty()) {
+    fmt::format_to(it, "algorithm {}\n", h.algorithm);
+  }
+  fmt::format_to(it, "ranks {}\nbytes {}\nroot {}\nbuffers data={} tmp={}\n", h.ranks,
+                 h.bytes.value, h.root, h.data_bytes, h.tmp_bytes);
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    fmt::format_to(it, "rank {} {{\n", r);
+    for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      const OpKind k = s.kind(id);
+      fmt::format_to(it, "  l{}: {} ", id - s.rank_begin(r), to_string(k));
+      switch (k) {
+      case OpKind::send:
+        fmt::format_to(it, "{} to {}", range_text(s.target(id)), s.peer(id));
+        break;
+      case OpKind::recv:
+      case OpKind::recv_reduce:
+        fmt::format_to(it, "{} from {}", range_text(s.target(id)), s.peer(id));
+        break;
+      case OpKind::reduce:
+      case OpKind::copy:
+        fmt::format_to(it, "{} -> {}", range_text(s.source(id)), range_text(s.target(id)));
+        break;
+      }
+      const auto deps = s.deps(id);
+      if (!deps.empty()) {
+        out += " requires";
+        for (auto d : deps) {
+          fmt::format_to(it, " l{}", d);
+        }
+      }
+      out += '\n';
+    }
+    out += "}\n";
+  }
+  return out;
+}
+
+namespace {
+
+class Parser {
+public:
+  Parser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  Schedule run() {
+    ScheduleHeader h;
+    expect_word("collsim-schedule");
+    if (read_uint("format version") != 1) {
+      fail("unsupported schedule format version (this collsim reads version 1)");
+    }
+    end_line();
+    expect_word("collective");
+    {
+      const auto word = read_word("a collective name");
+      auto c = parse_collective(word);
+      if (!c) {
+        fail(fmt::format("unknown collective '{}'", word));
+      }
+      h.collective = *c;
+    }
+    end_line();
+    if (peek_word() == "algorithm") {
+      read_word("algorithm");
+      h.algorithm = std::string(read_word("an algorithm name"));
+      end_line();
+    }
+    expect_word("ranks");
+    const std::uint64_t ranks = read_uint("a rank count");
+    if (ranks == 0 || ranks > (1ULL << 31)) {
+      fail("rank count must be between 1 and 2^31");
+    }
+    h.ranks = static_cast<std::uint32_t>(ranks);
+    end_line();
+    expect_word("bytes");
+    h.bytes = Bytes{read_uint("a byte count")};
+    end_line();
+    expect_word("root");
+    h.root = static_cast<Rank>(read_uint("a root rank"));
+    if (h.root >= h.ranks) {
+      fail("root must be less than the rank count");
+    }
+    end_line();
+    expect_word("buffers");
+    expect_literal("data=");
+    h.data_bytes = read_uint("the data buffer size");
+    expect_literal("tmp=");
+    h.tmp_bytes = read_uint("the tmp buffer size");
+    end_line();
+
+    Schedule s(h);
+    for (Rank r = 0; r < h.ranks; ++r) {
+      skip_blank_lines();
+      expect_word("rank");
+      if (read_uint("a rank number") != r) {
+        fail(fmt::format("expected 'rank {}' (ranks must appear in order)", r));
+      }
+      expect_literal("{");
+      end_line();
+      s.begin_rank(r);
+      std::uint32_t local = 0;
+      while (true) {
+        skip_blank_lines();
+        if (at_end()) {
+          fail(fmt::format("unexpected end of schedule inside rank {}", r));
+        }
+        if (peek_char() == '}') {
+          ++pos_;
+          ++col_;
+          end_line();
+          break;
+        }
+        parse_op(s, local++);
+      }
+    }
+    skip_blank_lines();
+    if (!at_end()) {
+      fail("unexpected text after the last rank");
+    }
+    s.finish();
+    return s;
+  }
+
+private:
+  void parse_op(Schedule& s, std::uint32_t expected_label) {
+    expect_literal("l");
+    if (read_uint("an operation label") != expected_label) {
+      fail(fmt::format("expected label l{} (labels number each rank's operations from l0)",
+                       expected_label));
+    }
+    expect_literal(":");
+    const auto kw = read_word("an operation (send, recv, recv_reduce, reduce, copy)");
+    OpKind kind{};
+    if (kw == "send") {
+      kind = OpKind::send;
+    } else if (kw == "recv") {
+      kind = OpKind::recv;
+    } else if (kw == "recv_reduce") {
+      kind = OpKind::recv_reduce;
+    } else if (kw == "reduce") {
+      kind = OpKind::reduce;
+    } else if (kw == "copy") {
+      kind = OpKind::copy;
+    } else {
+      fail(fmt::format("unknown operation '{}' (valid: send, recv, recv_reduce, reduce, copy)", kw),
+           kw.size());
+    }
+    Range target;
+    Range source;
+    Rank peer = 0;
+    if (kind == OpKind::reduce || kind == OpKind::copy) {
+      source = read_range();
+      expect_literal("->");
+      target = read_range();
+      if (source.length != target.length) {
+        fail("source and target ranges must have the same length");
+      }
+    } else {
+      target = read_range();
+      expect_word(kind == OpKind::send ? "to" : "from");
+      const auto p = read_uint("a peer rank");
+      if (p >= (1ULL << 32)) {
+        fail("peer rank out of range");
+      }
+      peer = static_cast<Rank>(p);
+    }
+    std::vector<std::uint32_t> deps;
+    if (peek_word() == "requires") {
+      read_word("requires");
+      while (!at_line_end()) {
+        expect_literal("l");
+        const auto d = read_uint("a label");
+        if (d >= (1ULL << 32)) {
+          fail("label out of range");
+        }
+        deps.push_back(static_cast<std::uint32_t>(d));
+      }
+      if (deps.empty()) {
+        fail("'requires' needs at least one label");
+      }
+    }
+    end_line();
+    s.add(kind, peer, target, source, deps);
+  }
+
+  Range read_range() {
+    skip_spaces();
+    const auto buf = read_ident();
+    Range r;
+    if (buf == "data") {
+      r.buffer = Buffer::data;
+    } else if (buf == "tmp") {
+      r.buffer = Buffer::tmp;
+    } else {
+      fail(fmt::format("unknown buffer '{}' (valid: data, tmp)", buf), buf.size());
+    }
+    expect_literal("[");
+    const auto begin = read_uint("a range start");
+    expect_literal("..");
+    const auto end = read_uint("a range end");
+    expect_literal(")");
+    if (end < begin) {
+      fail("range end is before its start");
+    }
+    r.offset = begin;
+    r.length = end - begin;
+    return r;
+  }
+
+  // --- lexing helpers ---
+  bool at_end() const { return pos_ >= text_.size(); }
+  char peek_char() const { return at_end() ? '\0' : text_[pos_]; }
+  void skip_spaces() {
+    while (!at_end() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
+      ++pos_;
+      ++col_;
+    }
+  }
+  bool at_line_end() {
+    skip_spaces();
+    return at_end() || text_[pos_] == '\n' || text_[pos_] == '#';
+  }
+  void end_line() {
+    skip_spaces();
+    if (!at_end() && text_[pos_] == '#') {
+      while (!at_end() && text_[pos_] != '\n') {
+        ++pos_;
+      }
+    }
+    if (at_end()) {
+      return;
+    }
+    if (text_[pos_] != '\n') {
+      fail(fmt::format("unexpected '{}' at end of line", text_[pos_]));
+    }
+    ++pos_;
+    ++line_;
+    col_ = 1;
+  }
+  void skip_blank_lines() {
+    while (true) {
+      skip_spaces();
+      if (at_end()) {
+        return;
+      }
+      if (text_[pos_] == '\n' || text_[pos_] == '#') {
+        end_line();
+        continue;
+      }
+      return;
+    }
+  }
+  std::string_view read_ident() {
+    const std::size_t start = pos_;
+    while (!at_end() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) != 0 ||
+                         text_[pos_] == '_' || text_[pos_] == '-')) {
+      ++pos_;
+      ++col_;
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  std::string_view peek_word() {
+    skip_spaces();
+    const auto save_pos = pos_;
+    const auto save_col = col_;
+    const auto w = read_ident();
+    pos_ = save_pos;
+    col_ = save_col;
+    return w;
+  }
+  std::string_view read_word(std::string_view what) {
+    skip_spaces();
+    const auto w = read_ident();
+    if (w.empty()) {
+      fail(fmt::format("expected {}", what));
+    }
+    return w;
+  }
+  void expect_word(std::string_view word) {
+    skip_spaces();
+    const auto save_col = col_;
+    const auto w = read_ident();
+    if (w != word) {
+      col_ = save_col;
+      fail(fmt::format("expected '{}', got '{}'", word, w));
+    }
+  }
+  void expect_literal(std::string_view lit) {
+    skip_spaces();
+    if (text_.substr(pos_, lit.size()) != lit) {
+      fail(fmt::format("expected '{}'", lit));
+    }
+    pos_ += lit.size();
+    col_ += static_cast<std::uint32_t>(lit.size());
+  }
+  std::uint64_t read_uint(std::string_view what) {
+    skip_spaces();
+    std::uint64_t v = 0;
+    const char* first = text_.data() + pos_;
+    const char* last = text_.data() + text_.size();
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc{} || ptr == first) {
+      fail(fmt::format("expected {}", what));
+    }
+    const auto n = static_cast<std::size_t>(ptr - first);
+    pos_ += n;
+    col_ += static_cast<std::uint32_t>(n);
+    return v;
+  }
+  [[noreturn]] void fail(const std::string& msg, std::size_t back = 0) const {
+    const auto col = col_ > back ? col_ - static_cast<std::uint32_t>(back) : 1;
+    throw ScheduleError(fmt::format("{}:{}:{}: error: {}", name_, line_, col, msg));
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  std::size_t pos_ = 0;
+  std::uint32_t line_ = 1;
+  std::uint32_t col_ = 1;
+};
+
+} // namespace
+
+Schedule parse_schedule(std::string_view text, std::string_view source_name) {
+  return Parser(text, source_name).run();
+}
+
+} // namespace collsim::core

@@ -1,0 +1,736 @@
+#include "collsim/core/verify.hpp"
+
+#include "collsim/core/errors.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <fmt/format.h>
+#include <random>
+
+namespace collsim::core {
+
+void VerifyReport::add(std::string problem) {
+  ++total_problems;
+  if (problems.size() < kMaxProblems) {
+    problems.push_back(std::move(problem));
+  }
+}
+
+std::string VerifyReport::summary() const {
+  std::string out;
+  for (const auto& p : problems) {
+    if (!out.empty()) {
+      out += '\n';
+    }
+    out += p;
+  }
+  if (total_problems > problems.size()) {
+    out += fmt::format("\n... and {} more problems", total_problems - problems.size());
+  }
+  return out;
+}
+
+namespace {
+
+std::string op_label(const Schedule& s, OpId id) {
+  const Rank r = s.rank_of(id);
+  const OpKind k = s.kind(id);
+  const Range t = s.target(id);
+  std::string what;
+  switch (k) {
+  case OpKind::send:
+    what = fmt::format("send {}[{}..{}) to {}", to_string(t.buffer), t.offset, t.offset + t.length,
+                       s.peer(id));
+    break;
+  case OpKind::recv:
+  case OpKind::recv_reduce:
+    what = fmt::format("{} {}[{}..{}) from {}", to_string(k), to_string(t.buffer), t.offset,
+                       t.offset + t.length, s.peer(id));
+    break;
+  case OpKind::reduce:
+  case OpKind::copy: {
+    const Range src = s.source(id);
+    what = fmt::format("{} {}[{}..{}) -> {}[{}..{})", to_string(k), to_string(src.buffer), src.offset,
+                       src.offset + src.length, to_string(t.buffer), t.offset, t.offset + t.length);
+    break;
+  }
+  }
+  return fmt::format("rank {} l{} ({})", r, id - s.rank_begin(r), what);
+}
+
+bool is_message(OpKind k) { return k == OpKind::send || k == OpKind::recv || k == OpKind::recv_reduce; }
+bool is_receive(OpKind k) { return k == OpKind::recv || k == OpKind::recv_reduce; }
+
+std::uint64_t buffer_size(const ScheduleHeader& h, Buffer b) {
+  return b == Buffer::data ? h.data_bytes : h.tmp_bytes;
+}
+
+void check_structure(const Schedule& s, VerifyReport& report) {
+  const auto& h = s.header();
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      const std::uint32_t local = id - s.rank_begin(r);
+      const OpKind k = s.kind(id);
+      auto check_range = [&](const Range& rg) {
+        const std::uint64_t size = buffer_size(h, rg.buffer);
+        if (rg.offset > size || rg.length > size - rg.offset) {
+          report.add(fmt::format("{}: range ends at byte {} but buffer '{}' has {} bytes",
+                                 op_label(s, id), rg.offset + rg.length, to_string(rg.buffer), size));
+        }
+      };
+      check_range(s.target(id));
+      if (is_message(k)) {
+        if (s.peer(id) >= s.ranks()) {
+          report.add(fmt::format("{}: peer {} does not exist ({} ranks)", op_label(s, id), s.peer(id),
+                                 s.ranks()));
+        } else if (s.peer(id) == r) {
+          report.add(fmt::format("{}: a rank cannot message itself (use copy)", op_label(s, id)));
+        }
+      } else {
+        const Range src = s.source(id);
+        check_range(src);
+        const Range dst = s.target(id);
+        if (src.buffer == dst.buffer && src.offset < dst.offset + dst.length &&
+            dst.offset < src.offset + src.length && src.length > 0) {
+          report.add(fmt::format("{}: source and target overlap", op_label(s, id)));
+        }
+      }
+      for (std::uint32_t d : s.deps(id)) {
+        if (d == local) {
+          report.add(fmt::format("dependency cycle: {} requires itself", op_label(s, id)));
+        } else if (d > local) {
+          const bool exists = d < s.rank_end(r) - s.rank_begin(r);
+          report.add(fmt::format(
+              "dependency cycle: {} requires l{}, {}", op_label(s, id), d,
+              exists ? "which cannot issue before it (operations issue in program order)"
+                     : "which does not exist"));
+        }
+      }
+    }
+  }
+}
+
+/// Untimed execution shared by the deadlock check and the symbolic checker. Sends complete when
+/// issued (eager), receives when issued and their message has been sent, local ops when issued.
+/// `on_done(op)` sees every completion, each send before its receive. Returns the number of
+/// operations that never completed.
+template <class OnDone>
+std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_done,
+                            VerifyReport* report) {
+  enum : std::uint8_t { kPending = 0, kWaiting = 1, kDone = 2 };
+  const std::size_t n = s.op_count();
+  std::vector<std::uint8_t> state(n, kPending);
+  std::vector<std::uint8_t> sent(n, 0); // for receives: the matching send completed
+  std::vector<OpId> next(s.ranks());
+  std::vector<Rank> work;
+  work.reserve(s.ranks());
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    next[r] = s.rank_begin(r);
+    work.push_back(r);
+  }
+  std::size_t completed = 0;
+  auto complete = [&](OpId id) {
+    state[id] = kDone;
+    ++completed;
+    on_done(id);
+  };
+  while (!work.empty()) {
+    const Rank r = work.back();
+    work.pop_back();
+    const OpId base = s.rank_begin(r);
+    while (next[r] < s.rank_end(r)) {
+      const OpId id = next[r];
+      bool ready = true;
+      for (std::uint32_t d : s.deps(id)) {
+        if (base + d >= id || state[base + d] != kDone) {
+          ready = false;
+          break;
+        }
+      }
+      if (!ready) {
+        break;
+      }
+      ++next[r];
+      const OpKind k = s.kind(id);
+      if (k == OpKind::send) {
+        complete(id);
+        const OpId recv = m.partner[id];
+        if (recv != kNoMatch) {
+          sent[recv] = 1;
+          if (state[recv] == kWaiting) {
+            complete(recv);
+            work.push_back(s.rank_of(recv));
+          }
+        }
+      } else if (is_receive(k)) {
+        if (sent[id] != 0) {
+          complete(id);
+        } else {
+          state[id] = kWaiting;
+        }
+      } else {
+        complete(id);
+      }
+    }
+  }
+  const std::size_t stuck = n - completed;
+  if (stuck > 0 && report != nullptr) {
+    std::string examples;
+    int shown = 0;
+    for (Rank r = 0; r < s.ranks() && shown < 3; ++r) {
+      for (OpId id = s.rank_begin(r); id < s.rank_end(r) && shown < 3; ++id) {
+        if (state[id] == kWaiting) {
+          examples += fmt::format("; {} waits for a message that is never sent", op_label(s, id));
+          ++shown;
+          break;
+        }
+        if (state[id] == kPending) {
+          examples += fmt::format("; {} never issues", op_label(s, id));
+          ++shown;
+          break;
+        }
+      }
+    }
+    report->add(fmt::format("deadlock: {} of {} operations never complete{}", stuck, n, examples));
+  }
+  return stuck;
+}
+
+// ---- symbolic values ---------------------------------------------------------------------------
+
+/// What a byte holds: a multiset of contributing ranks (two random-weight fingerprints and a count)
+/// and which element of the origin buffers it is (origin index = position + delta).
+struct Value {
+  bool defined = false;
+  std::int64_t delta = 0;
+  std::uint64_t fp1 = 0;
+  std::uint64_t fp2 = 0;
+  std::uint32_t count = 0;
+  bool operator==(const Value&) const = default;
+};
+
+struct Segment {
+  std::uint64_t begin;
+  std::uint64_t end;
+  Value value;
+};
+
+/// A buffer as sorted, non-overlapping segments covering [0, size).
+class SymbolicBuffer {
+public:
+  explicit SymbolicBuffer(std::uint64_t size) {
+    if (size > 0) {
+      segs_.push_back({0, size, Value{}});
+    }
+  }
+
+  [[nodiscard]] std::vector<Segment> read(std::uint64_t begin, std::uint64_t end) const {
+    std::vector<Segment> out;
+    for (auto it = find(begin); it != segs_.end() && it->begin < end; ++it) {
+      out.push_back({std::max(it->begin, begin), std::min(it->end, end), it->value});
+    }
+    return out;
+  }
+
+  void assign(std::uint64_t begin, std::uint64_t end, std::vector<Segment> pieces) {
+    if (begin >= end) {
+      return;
+    }
+    auto first = find(begin);
+    auto last = first;
+    while (last != segs_.end() && last->begin < end) {
+      ++last;
+    }
+    std::vector<Segment> repl;
+    if (first->begin < begin) {
+      repl.push_back({first->begin, begin, first->value});
+    }
+    for (auto& p : pieces) {
+      if (!repl.empty() && repl.back().end == p.begin && repl.back().value == p.value) {
+        repl.back().end = p.end;
+      } else {
+        repl.push_back(p);
+      }
+    }
+    const auto& tail = *(last - 1);
+    if (tail.end > end) {
+      repl.push_back({end, tail.end, tail.value});
+    }
+    const auto pos = first - segs_.begin();
+    segs_.erase(first, last);
+    segs_.insert(segs_.begin() + pos, repl.begin(), repl.end());
+  }
+
+  [[nodiscard]] const std::vector<Segment>& segments() const { return segs_; }
+
+private:
+  [[nodiscard]] std::vector<Segment>::const_iterator find(std::uint64_t pos) const {
+    return std::upper_bound(segs_.begin(), segs_.end(), pos,
+                            [](std::uint64_t p, const Segment& sg) { return p < sg.end; });
+  }
+  std::vector<Segment>::iterator find(std::uint64_t pos) {
+    return std::upper_bound(segs_.begin(), segs_.end(), pos,
+                            [](std::uint64_t p, const Segment& sg) { return p < sg.end; });
+  }
+  std::vector<Segment> segs_;
+};
+
+class SymbolicState {
+public:
+  SymbolicState(const Schedule& s, std::uint64_t seed) : s_(s), h_(s.header()) {
+    std::mt19937_64 gen(seed);
+    w1_.resize(h_.ranks);
+    w2_.resize(h_.ranks);
+    for (Rank q = 0; q < h_.ranks; ++q) {
+      w1_[q] = gen();
+      w2_[q] = gen();
+      all1_ += w1_[q];
+      all2_ += w2_[q];
+    }
+    for (Rank r = 0; r < h_.ranks; ++r) {
+      data_.emplace_back(h_.data_bytes);
+      tmp_.emplace_back(h_.tmp_bytes);
+    }
+    initialise();
+  }
+
+  void run(const Matching& m, VerifyReport& report) {
+    messages_.assign(s_.op_count(), {});
+    report_ = &report;
+    execute_untimed(
+        s_, m, [&](OpId id) { apply(id, m); }, nullptr);
+  }
+
+  void check_postcondition(VerifyReport& report) const;
+
+private:
+  [[nodiscard]] Value contribution(Rank q, std::int64_t delta) const {
+    return Value{true, delta, w1_[q], w2_[q], 1};
+  }
+  [[nodiscard]] Value everyone(std::int64_t delta) const {
+    return Value{true, delta, all1_, all2_, h_.ranks};
+  }
+  SymbolicBuffer& buffer(Rank r, Buffer b) { return b == Buffer::data ? data_[r] : tmp_[r]; }
+
+  void set(Rank r, std::uint64_t begin, std::uint64_t end, Value v) {
+    data_[r].assign(begin, end, {Segment{begin, end, v}});
+  }
+
+  void initialise() {
+    const std::uint64_t n = h_.bytes.value;
+    const Rank p = h_.ranks;
+    for (Rank r = 0; r < p; ++r) {
+      switch (h_.collective) {
+      case CollectiveKind::allreduce:
+      case CollectiveKind::reduce:
+      case CollectiveKind::reduce_scatter: set(r, 0, n, contribution(r, 0)); break;
+      case CollectiveKind::bcast:
+      case CollectiveKind::scatter:
+        if (r == h_.root) {
+          set(r, 0, n, contribution(r, 0));
+        }
+        break;
+      case CollectiveKind::allgather:
+      case CollectiveKind::gather: {
+        const auto [b, len] = block_range(n, p, r);
+        set(r, b, b + len, contribution(r, 0));
+        break;
+      }
+      case CollectiveKind::alltoall: set(r, 0, n, contribution(r, 0)); break;
+      case CollectiveKind::barrier: break;
+      }
+    }
+  }
+
+  /// Moves `pieces` (read at source offset `from`) to target offset `to`: the origin index of
+  /// each byte is preserved, so delta grows by (from - to).
+  static std::vector<Segment> shifted(std::vector<Segment> pieces, std::uint64_t from,
+                                      std::uint64_t to) {
+    const auto shift = static_cast<std::int64_t>(from) - static_cast<std::int64_t>(to);
+    for (auto& p : pieces) {
+      p.begin = p.begin - from + to;
+      p.end = p.end - from + to;
+      if (p.value.defined) {
+        p.value.delta += shift;
+      }
+    }
+    return pieces;
+  }
+
+  void write(OpId id, Rank r, const Range& target, std::vector<Segment> incoming, bool combine) {
+    SymbolicBuffer& buf = buffer(r, target.buffer);
+    const std::uint64_t end = target.offset + target.length;
+    if (!combine) {
+      buf.assign(target.offset, end, std::move(incoming));
+      return;
+    }
+    const auto old = buf.read(target.offset, end);
+    std::vector<Segment> out;
+    std::size_t i = 0;
+    std::size_t j = 0;
+    std::uint64_t pos = target.offset;
+    bool reported = false;
+    while (pos < end && i < old.size() && j < incoming.size()) {
+      const std::uint64_t stop = std::min(old[i].end, incoming[j].end);
+      const Value& a = old[i].value;
+      const Value& b = incoming[j].value;
+      Value v;
+      if (!a.defined || !b.defined) {
+        if (!reported) {
+          report_->add(fmt::format("{}: reduces bytes [{}..{}) that hold no data yet ({} operand)",
+                                   op_label(s_, id), pos, stop, !a.defined ? "target" : "incoming"));
+          reported = true;
+        }
+      } else if (a.delta != b.delta) {
+        if (!reported) {
+          report_->add(fmt::format(
+              "{}: combines misaligned elements at bytes [{}..{}) (element {} of one operand with "
+              "element {} of the other)",
+              op_label(s_, id), pos, stop, static_cast<std::int64_t>(pos) + a.delta,
+              static_cast<std::int64_t>(pos) + b.delta));
+          reported = true;
+        }
+      } else {
+        v = Value{true, a.delta, a.fp1 + b.fp1, a.fp2 + b.fp2, a.count + b.count};
+      }
+      out.push_back({pos, stop, v});
+      pos = stop;
+      if (old[i].end == stop) {
+        ++i;
+      }
+      if (incoming[j].end == stop) {
+        ++j;
+      }
+    }
+    buf.assign(target.offset, end, std::move(out));
+  }
+
+  void apply(OpId id, const Matching& m) {
+    const Rank r = s_.rank_of(id);
+    const OpKind k = s_.kind(id);
+    const Range t = s_.target(id);
+    switch (k) {
+    case OpKind::send: {
+      const OpId recv = m.partner[id];
+      if (recv != kNoMatch) {
+        messages_[recv] = buffer(r, t.buffer).read(t.offset, t.offset + t.length);
+        // Normalise to offset 0 so the receiver can place it anywhere.
+        messages_[recv] = shifted(std::move(messages_[recv]), t.offset, 0);
+      }
+      break;
+    }
+    case OpKind::recv:
+    case OpKind::recv_reduce: {
+      auto pieces = shifted(std::move(messages_[id]), 0, t.offset);
+      messages_[id].clear();
+      write(id, r, t, std::move(pieces), k == OpKind::recv_reduce);
+      break;
+    }
+    case OpKind::reduce:
+    case OpKind::copy: {
+      const Range src = s_.source(id);
+      auto pieces = shifted(buffer(r, src.buffer).read(src.offset, src.offset + src.length),
+                            src.offset, t.offset);
+      write(id, r, t, std::move(pieces), k == OpKind::reduce);
+      break;
+    }
+    }
+  }
+
+  [[nodiscard]] std::string describe(const Value& v) const {
+    if (!v.defined) {
+      return "no data";
+    }
+    if (v.count == 1) {
+      for (Rank q = 0; q < h_.ranks; ++q) {
+        if (w1_[q] == v.fp1 && w2_[q] == v.fp2) {
+          return fmt::format("rank {}'s contribution", q);
+        }
+      }
+    }
+    if (v.count == h_.ranks && v.fp1 == all1_ && v.fp2 == all2_) {
+      return "the reduction of all ranks";
+    }
+    return fmt::format("a reduction of {} contributions{}", v.count,
+                       v.count == h_.ranks ? " (some counted twice, some missing)" : "");
+  }
+
+  /// Checks that bytes [begin, end) of rank r's data hold `expected`, whose delta is relative.
+  void expect(VerifyReport& report, Rank r, std::uint64_t begin, std::uint64_t end,
+              const Value& expected, std::string_view what) const {
+    if (begin >= end) {
+      return;
+    }
+    for (const auto& seg : data_[r].read(begin, end)) {
+      if (seg.value == expected) {
+        continue;
+      }
+      std::string why;
+      if (seg.value.defined && expected.defined && seg.value.delta != expected.delta &&
+          seg.value.fp1 == expected.fp1 && seg.value.fp2 == expected.fp2) {
+        why = fmt::format("holds element {} where element {} belongs",
+                          static_cast<std::int64_t>(seg.begin) + seg.value.delta,
+                          static_cast<std::int64_t>(seg.begin) + expected.delta);
+      } else {
+        why = fmt::format("holds {}", describe(seg.value));
+      }
+      report.add(fmt::format("{}: rank {} data[{}..{}) {}, expected {}", to_string(h_.collective), r,
+                             seg.begin, seg.end, why, what));
+      return;
+    }
+  }
+
+  const Schedule& s_;
+  const ScheduleHeader& h_;
+  std::vector<std::uint64_t> w1_;
+  std::vector<std::uint64_t> w2_;
+  std::uint64_t all1_ = 0;
+  std::uint64_t all2_ = 0;
+  std::vector<SymbolicBuffer> data_;
+  std::vector<SymbolicBuffer> tmp_;
+  std::vector<std::vector<Segment>> messages_; // indexed by receive op
+  VerifyReport* report_ = nullptr;
+};
+
+void SymbolicState::check_postcondition(VerifyReport& report) const {
+  const std::uint64_t n = h_.bytes.value;
+  const Rank p = h_.ranks;
+  const std::string all = "the reduction of all ranks";
+  for (Rank r = 0; r < p; ++r) {
+    switch (h_.collective) {
+    case CollectiveKind::allreduce: expect(report, r, 0, n, everyone(0), all); break;
+    case CollectiveKind::reduce:
+      if (r == h_.root) {
+        expect(report, r, 0, n, everyone(0), all);
+      }
+      break;
+    case CollectiveKind::bcast:
+      expect(report, r, 0, n, contribution(h_.root, 0), fmt::format("rank {}'s data", h_.root));
+      break;
+    case CollectiveKind::allgather:
+      for (Rank q = 0; q < p; ++q) {
+        const auto [b, len] = block_range(n, p, q);
+        expect(report, r, b, b + len, contribution(q, 0), fmt::format("rank {}'s block", q));
+      }
+      break;
+    case CollectiveKind::gather:
+      if (r == h_.root) {
+        for (Rank q = 0; q < p; ++q) {
+          const auto [b, len] = block_range(n, p, q);
+          expect(report, r, b, b + len, contribution(q, 0), fmt::format("rank {}'s block", q));
+        }
+      }
+      break;
+    case CollectiveKind::reduce_scatter: {
+      const auto [b, len] = block_range(n, p, r);
+      expect(report, r, b, b + len, everyone(0), all);
+      break;
+    }
+    case CollectiveKind::scatter: {
+      const auto [b, len] = block_range(n, p, r);
+      expect(report, r, b, b + len, contribution(h_.root, 0),
+             fmt::format("block {} of rank {}'s data", r, h_.root));
+      break;
+    }
+    case CollectiveKind::alltoall: {
+      // Input in data[0, n), output in data[n, 2n); block i of the output is rank i's block r.
+      if (n % p != 0) {
+        report.add(fmt::format("alltoall: {} bytes is not a multiple of {} ranks", n, p));
+        return;
+      }
+      const std::uint64_t blk = n / p;
+      for (Rank q = 0; q < p; ++q) {
+        const std::uint64_t pos = n + q * blk;
+        const auto delta = static_cast<std::int64_t>(r * blk) - static_cast<std::int64_t>(pos);
+        expect(report, r, pos, pos + blk, contribution(q, delta),
+               fmt::format("block {} of rank {}", r, q));
+      }
+      break;
+    }
+    case CollectiveKind::barrier: break; // checked on the happens-before graph instead
+    }
+  }
+}
+
+/// Barrier: for every pair (a, b), something of a happens before b's last completion. Knowledge
+/// (which ranks have been heard from) flows along dependencies and messages only.
+void check_barrier(const Schedule& s, const Matching& m, VerifyReport& report) {
+  const Rank p = s.ranks();
+  if (p <= 1) {
+    return;
+  }
+  const std::size_t words = (p + 63) / 64;
+  if (s.op_count() * words > (std::size_t{1} << 25)) {
+    report.add(fmt::format("barrier: too large to check ({} ranks, {} operations)", p, s.op_count()));
+    return;
+  }
+  std::vector<std::uint64_t> know(s.op_count() * words, 0);
+  auto row = [&](OpId id) { return know.data() + static_cast<std::size_t>(id) * words; };
+  execute_untimed(
+      s, m,
+      [&](OpId id) {
+        const Rank r = s.rank_of(id);
+        std::uint64_t* k = row(id);
+        k[r / 64] |= std::uint64_t{1} << (r % 64);
+        for (std::uint32_t d : s.deps(id)) {
+          const std::uint64_t* kd = row(s.rank_begin(r) + d);
+          for (std::size_t w = 0; w < words; ++w) {
+            k[w] |= kd[w];
+          }
+        }
+        if (is_receive(s.kind(id)) && m.partner[id] != kNoMatch) {
+          const std::uint64_t* ks = row(m.partner[id]);
+          for (std::size_t w = 0; w < words; ++w) {
+            k[w] |= ks[w];
+          }
+        }
+      },
+      nullptr);
+  for (Rank b = 0; b < p; ++b) {
+    std::vector<std::uint64_t> exit(words, 0);
+    exit[b / 64] |= std::uint64_t{1} << (b % 64);
+    for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
+      for (std::size_t w = 0; w < words; ++w) {
+        exit[w] |= row(id)[w];
+      }
+    }
+    for (Rank a = 0; a < p; ++a) {
+      if ((exit[a / 64] >> (a % 64) & 1U) == 0) {
+        report.add(fmt::format("barrier: rank {} can leave before rank {} has entered", b, a));
+        break;
+      }
+    }
+  }
+}
+
+} // namespace
+
+Matching match_messages(const Schedule& s, VerifyReport* report) {
+  Matching m;
+  const std::size_t n = s.op_count();
+  m.partner.assign(n, kNoMatch);
+  const Rank p = s.ranks();
+  // Per receiving rank: its receives sorted by (source, program order). The k-th receive on b from
+  // a is then found by a binary search for a among b's sources, plus k.
+  std::vector<OpId> recv_sorted;
+  std::vector<std::uint64_t> recv_begin(static_cast<std::size_t>(p) + 1, 0);
+  for (Rank b = 0; b < p; ++b) {
+    recv_begin[b] = recv_sorted.size();
+    const auto first = recv_sorted.size();
+    for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
+      if (is_receive(s.kind(id)) && s.peer(id) < p) {
+        recv_sorted.push_back(id);
+      }
+    }
+    std::stable_sort(recv_sorted.begin() + static_cast<std::ptrdiff_t>(first), recv_sorted.end(),
+                     [&](OpId x, OpId y) { return s.peer(x) < s.peer(y); });
+  }
+  recv_begin[p] = recv_sorted.size();
+
+  std::vector<std::uint32_t> seq(p, 0); // sends from the current rank to each destination so far
+  std::vector<Rank> touched;
+  for (Rank a = 0; a < p; ++a) {
+    for (OpId id = s.rank_begin(a); id < s.rank_end(a); ++id) {
+      if (s.kind(id) != OpKind::send) {
+        continue;
+      }
+      const Rank b = s.peer(id);
+      if (b >= p || b == a) {
+        continue; // reported by the structural check
+      }
+      if (seq[b] == 0) {
+        touched.push_back(b);
+      }
+      const std::uint32_t k = seq[b]++;
+      const auto lo = recv_sorted.begin() + static_cast<std::ptrdiff_t>(recv_begin[b]);
+      const auto hi = recv_sorted.begin() + static_cast<std::ptrdiff_t>(recv_begin[b + 1]);
+      auto group = std::lower_bound(lo, hi, a, [&](OpId x, Rank v) { return s.peer(x) < v; });
+      const auto group_size = static_cast<std::uint32_t>(
+          std::upper_bound(group, hi, a, [&](Rank v, OpId x) { return v < s.peer(x); }) - group);
+      if (k >= group_size) {
+        ++m.unmatched;
+        if (report != nullptr) {
+          report->add(fmt::format("unmatched send: {} has no matching receive on rank {}",
+                                  op_label(s, id), b));
+        }
+        continue;
+      }
+      const OpId recv = *(group + k);
+      m.partner[id] = recv;
+      m.partner[recv] = id;
+      if (s.length(id) != s.length(recv) && report != nullptr) {
+        report->add(fmt::format("length mismatch: {} sends {} bytes but {} receives {}",
+                                op_label(s, id), s.length(id), op_label(s, recv), s.length(recv)));
+      }
+    }
+    for (Rank b : touched) {
+      seq[b] = 0;
+    }
+    touched.clear();
+  }
+  for (OpId id : recv_sorted) {
+    if (m.partner[id] == kNoMatch) {
+      ++m.unmatched;
+      if (report != nullptr) {
+        report->add(fmt::format("unmatched receive: {} has no matching send", op_label(s, id)));
+      }
+    }
+  }
+  return m;
+}
+
+VerifyReport validate(const Schedule& s) {
+  VerifyReport report;
+  const auto& h = s.header();
+  if (h.ranks == 0) {
+    report.add("a schedule needs at least one rank");
+    return report;
+  }
+  if (h.root >= h.ranks) {
+    report.add(fmt::format("root {} does not exist ({} ranks)", h.root, h.ranks));
+  }
+  check_structure(s, report);
+  if (!report.ok()) {
+    return report;
+  }
+  const Matching m = match_messages(s, &report);
+  if (!report.ok()) {
+    return report;
+  }
+  execute_untimed(
+      s, m, [](OpId) {}, &report);
+  return report;
+}
+
+VerifyReport check_semantics(const Schedule& s, std::uint64_t seed) {
+  VerifyReport report = validate(s);
+  if (!report.ok()) {
+    return report;
+  }
+  const Matching m = match_messages(s);
+  if (s.header().collective == CollectiveKind::barrier) {
+    check_barrier(s, m, report);
+    return report;
+  }
+  const auto& h = s.header();
+  const std::uint64_t needed =
+      h.collective == CollectiveKind::alltoall ? 2 * h.bytes.value : h.bytes.value;
+  if (h.data_bytes < needed) {
+    report.add(fmt::format("{}: data buffer has {} bytes but the collective needs {}",
+                           to_string(h.collective), h.data_bytes, needed));
+    return report;
+  }
+  SymbolicState state(s, seed);
+  state.run(m, report);
+  state.check_postcondition(report);
+  return report;
+}
+
+void require_correct(const Schedule& s) {
+  const VerifyReport r = check_semantics(s);
+  if (!r.ok()) {
+    throw ScheduleError(r.summary());
+  }
+}
+
+} // namespace collsim::core

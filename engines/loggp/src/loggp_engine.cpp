@@ -1,0 +1,240 @@
+#include "collsim/engines/loggp.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/core/verify.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <queue>
+#include <unordered_map>
+
+namespace collsim::engines {
+namespace {
+
+using core::OpId;
+using core::OpKind;
+using core::Rank;
+
+enum : std::uint8_t { kPending = 0, kWaiting = 1, kArrived = 2, kDone = 3 };
+
+struct Arrival {
+  double time;     // first byte at the receiver
+  double duration; // m * G
+  OpId recv;
+  Rank rank;
+  bool operator>(const Arrival& o) const {
+    return time != o.time ? time > o.time : recv > o.recv;
+  }
+};
+
+struct RankState {
+  OpId next = 0;
+  OpId blocked_on = core::kNoMatch;
+  double last_issue = 0.0;
+  double cpu_free = 0.0;
+  double send_free = 0.0; // earliest start of the next send (gap g)
+  double inject_free = 0.0; // the send port is injecting until then
+  double recv_free = 0.0;
+  double finish = 0.0;
+};
+
+/// Route costs: constant on a full mesh, else cached per ordered pair.
+class Routes {
+public:
+  explicit Routes(const core::Topology& t) : t_(t) {
+    if (t.is_full_mesh() && t.rank_count() > 1) {
+      mesh_ = t.route_cost(0, 1);
+    }
+  }
+  const core::RouteCost& get(Rank a, Rank b) {
+    if (t_.is_full_mesh()) {
+      return mesh_;
+    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      it = cache_.emplace(key, t_.route_cost(a, b)).first;
+    }
+    return it->second;
+  }
+
+private:
+  const core::Topology& t_;
+  core::RouteCost mesh_;
+  std::unordered_map<std::uint64_t, core::RouteCost> cache_;
+};
+
+double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
+  return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
+}
+
+class Simulation {
+public:
+  Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
+      : s_(s), t_(t), opt_(opt), routes_(t), match_(core::match_messages(s)),
+        time_(s.op_count(), 0.0), state_(s.op_count(), kPending), ranks_(s.ranks()) {
+    if (match_.unmatched != 0) {
+      throw core::EngineError("loggp: the schedule has unmatched messages (run `collsim verify`)");
+    }
+    if (t.rank_count() < s.ranks()) {
+      throw core::EngineError(fmt::format("loggp: the schedule has {} ranks but the topology only {}",
+                                          s.ranks(), t.rank_count()));
+    }
+    for (Rank r = 0; r < s.ranks(); ++r) {
+      ranks_[r].next = s.rank_begin(r);
+    }
+    if (opt.timeline) {
+      start_.assign(s.op_count(), 0.0);
+    }
+  }
+
+  core::RunResult run() {
+    for (Rank r = 0; r < s_.ranks(); ++r) {
+      issue(r);
+    }
+    while (!queue_.empty()) {
+      const Arrival a = queue_.top();
+      queue_.pop();
+      arrive(a);
+    }
+    core::RunResult res;
+    res.rank_finish.resize(s_.ranks());
+    double end = 0.0;
+    for (Rank r = 0; r < s_.ranks(); ++r) {
+      if (ranks_[r].next != s_.rank_end(r) || ranks_[r].blocked_on != core::kNoMatch) {
+        throw core::EngineError(
+            fmt::format("loggp: rank {} stalled at operation l{} (the schedule deadlocks; run "
+                        "`collsim verify`)",
+                        r, ranks_[r].next - s_.rank_begin(r)));
+      }
+      res.rank_finish[r] = core::Seconds{ranks_[r].finish};
+      end = std::max(end, ranks_[r].finish);
+    }
+    for (std::size_t i = 0; i < state_.size(); ++i) {
+      if (state_[i] != kDone) {
+        throw core::EngineError("loggp: a receive never completed (the schedule deadlocks)");
+      }
+    }
+    res.time = core::Seconds{end};
+    res.operations = s_.op_count();
+    res.messages = messages_;
+    res.bytes_sent = bytes_;
+    if (opt_.timeline) {
+      res.timeline.reserve(s_.op_count());
+      for (OpId id = 0; id < s_.op_count(); ++id) {
+        res.timeline.push_back({id, core::Seconds{start_[id]}, core::Seconds{time_[id]}});
+      }
+    }
+    return res;
+  }
+
+private:
+  void done(OpId id, Rank r, double start, double end) {
+    state_[id] = kDone;
+    time_[id] = end;
+    if (opt_.timeline) {
+      start_[id] = start;
+    }
+    RankState& rs = ranks_[r];
+    rs.finish = std::max(rs.finish, end);
+  }
+
+  void issue(Rank r) {
+    RankState& rs = ranks_[r];
+    const OpId base = s_.rank_begin(r);
+    const OpId end = s_.rank_end(r);
+    const core::EndpointParams& ep = t_.endpoint(r);
+    const double o = ep.overhead.value;
+    while (rs.next < end) {
+      const OpId id = rs.next;
+      double ready = rs.last_issue;
+      for (std::uint32_t d : s_.deps(id)) {
+        const OpId dep = base + d;
+        if (state_[dep] != kDone) {
+          rs.blocked_on = dep;
+          return;
+        }
+        ready = std::max(ready, time_[dep]);
+      }
+      rs.blocked_on = core::kNoMatch;
+      ++rs.next;
+      rs.last_issue = ready;
+      const OpKind k = s_.kind(id);
+      const std::uint64_t m = s_.length(id);
+      switch (k) {
+      case OpKind::send: {
+        const Rank peer = s_.peer(id);
+        const core::RouteCost& rc = routes_.get(r, peer);
+        const double start = std::max({ready, rs.cpu_free, rs.send_free, rs.inject_free - o});
+        rs.cpu_free = start + o;
+        const double inject = start + o;
+        const double duration = rate_time(m, rc.bottleneck);
+        rs.inject_free = inject + duration;
+        rs.send_free = start + ep.gap.value;
+        done(id, r, start, inject + duration);
+        queue_.push(Arrival{inject + rc.latency.value, duration, match_.partner[id], peer});
+        ++messages_;
+        bytes_ += m;
+        break;
+      }
+      case OpKind::recv:
+      case OpKind::recv_reduce:
+        if (state_[id] == kArrived) {
+          complete_receive(id, r, ready, time_[id]);
+        } else {
+          state_[id] = kWaiting;
+          time_[id] = ready;
+        }
+        break;
+      case OpKind::reduce: done(id, r, ready, ready + rate_time(m, ep.reduce_bandwidth)); break;
+      case OpKind::copy: done(id, r, ready, ready + rate_time(m, ep.copy_bandwidth)); break;
+      }
+    }
+  }
+
+  void complete_receive(OpId id, Rank r, double issued, double data_in) {
+    const core::EndpointParams& ep = t_.endpoint(r);
+    double end = std::max(issued, data_in) + ep.overhead.value;
+    if (s_.kind(id) == OpKind::recv_reduce) {
+      end += rate_time(s_.length(id), ep.reduce_bandwidth);
+    }
+    done(id, r, issued, end);
+  }
+
+  void arrive(const Arrival& a) {
+    RankState& rs = ranks_[a.rank];
+    const double data_in = std::max(a.time, rs.recv_free) + a.duration;
+    rs.recv_free = data_in;
+    if (state_[a.recv] == kWaiting) {
+      complete_receive(a.recv, a.rank, time_[a.recv], data_in);
+      if (rs.blocked_on == a.recv) {
+        issue(a.rank);
+      }
+    } else {
+      state_[a.recv] = kArrived;
+      time_[a.recv] = data_in;
+    }
+  }
+
+  const core::Schedule& s_;
+  const core::Topology& t_;
+  const core::RunOptions& opt_;
+  Routes routes_;
+  core::Matching match_;
+  std::vector<double> time_;
+  std::vector<double> start_;
+  std::vector<std::uint8_t> state_;
+  std::vector<RankState> ranks_;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> queue_;
+  std::uint64_t messages_ = 0;
+  std::uint64_t bytes_ = 0;
+};
+
+} // namespace
+
+core::RunResult LogGPEngine::run(const core::Schedule& schedule, const core::Topology& topology,
+                                 const core::RunOptions& options) const {
+  return Simulation(schedule, topology, options).run();
+}
+
+} // namespace collsim::engines

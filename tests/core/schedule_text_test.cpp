@@ -1,0 +1,83 @@
+#include "collsim/core/errors.hpp"
+#include "collsim/core/schedule.hpp"
+#include "schedule_fixtures.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace collsim::core;
+
+namespace {
+const std::string kExchangeText = R"(collsim-schedule 1
+collective allreduce
+algorithm exchange
+ranks 2
+bytes 8
+root 0
+buffers data=8 tmp=8
+rank 0 {
+  l0: send data[0..8) to 1
+  l1: recv tmp[0..8) from 1
+  l2: reduce tmp[0..8) -> data[0..8) requires l1
+}
+rank 1 {
+  l0: send data[0..8) to 0
+  l1: recv tmp[0..8) from 0
+  l2: reduce tmp[0..8) -> data[0..8) requires l1
+}
+)";
+
+std::string parse_error(const std::string& text) {
+  try {
+    (void)parse_schedule(text, "t.sched");
+  } catch (const ScheduleError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+} // namespace
+
+TEST_CASE("the schedule text form is stable and GOAL-like", "[core][schedule]") {
+  CHECK(print_schedule(collsim::testing::exchange_allreduce()) == kExchangeText);
+}
+
+TEST_CASE("parsing the printed text gives back the same schedule", "[core][schedule]") {
+  const Schedule s = collsim::testing::exchange_allreduce(1000003);
+  const Schedule back = parse_schedule(print_schedule(s));
+  CHECK(back == s);
+  CHECK(print_schedule(back) == print_schedule(s));
+}
+
+TEST_CASE("every operation kind and lengths above 4 GiB round-trip", "[core][schedule]") {
+  ScheduleHeader h;
+  h.collective = CollectiveKind::bcast;
+  h.ranks = 3;
+  h.root = 1;
+  h.bytes = Bytes{5ULL << 30};
+  h.data_bytes = 5ULL << 30;
+  h.tmp_bytes = 16;
+  Schedule s(h);
+  s.begin_rank(0);
+  s.recv_reduce(1, {Buffer::data, 0, 5ULL << 30});
+  s.copy({Buffer::data, 0, 16}, {Buffer::tmp, 0, 16}, {0});
+  s.begin_rank(1);
+  s.send(0, {Buffer::data, 0, 5ULL << 30});
+  s.finish();
+  CHECK(s.length(0) == (5ULL << 30));
+  CHECK(s.op_count() == 3);
+  CHECK(s.rank_end(2) == s.rank_begin(2));
+  CHECK(parse_schedule(print_schedule(s)) == s);
+}
+
+TEST_CASE("schedule parse errors name the line and column", "[core][schedule]") {
+  std::string bad = kExchangeText;
+  bad.replace(bad.find("l1: recv tmp"), 12, "l1: recx tmp");
+  CHECK(parse_error(bad) ==
+        "t.sched:10:7: error: unknown operation 'recx' (valid: send, recv, recv_reduce, reduce, copy)");
+  std::string bad_buf = kExchangeText;
+  bad_buf.replace(bad_buf.find("send data"), 9, "send date");
+  CHECK(parse_error(bad_buf) == "t.sched:9:12: error: unknown buffer 'date' (valid: data, tmp)");
+  CHECK(parse_error("collsim-schedule 2\n") ==
+        "t.sched:1:19: error: unsupported schedule format version (this collsim reads version 1)");
+  std::string truncated = kExchangeText.substr(0, kExchangeText.find("rank 1"));
+  CHECK(parse_error(truncated) == "t.sched:13:1: error: expected 'rank', got ''");
+}

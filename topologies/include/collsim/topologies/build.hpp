@@ -1,0 +1,27 @@
+#pragma once
+// Topology builders: a TopologySpec (plain values from the scenario) becomes a core::Topology.
+
+#include "collsim/core/scenario.hpp"
+#include "collsim/core/topology.hpp"
+
+#include <string>
+#include <vector>
+
+namespace collsim::topologies {
+
+/// The builder kinds collsim knows, for messages and `collsim --help`.
+std::vector<std::string> builder_kinds();
+
+/// Builds the topology for a study with `ranks` ranks, mapped block-wise (rank i on device i).
+/// Throws core::UsageError when the topology cannot host `ranks` ranks, core::UnknownNameError for
+/// an unknown kind.
+core::Topology build(const core::TopologySpec& spec, std::uint32_t ranks);
+
+/// The textbook model: every pair of ranks joined by its own link.
+core::Topology build_uniform(const core::UniformSpec& u, const core::EndpointSpec& e,
+                             std::uint32_t ranks);
+/// N nodes x G devices, a switch per node, NICs to one non-blocking network switch.
+core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpec& e,
+                             std::uint32_t ranks);
+
+} // namespace collsim::topologies

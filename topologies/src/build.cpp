@@ -1,0 +1,21 @@
+#include "collsim/core/errors.hpp"
+#include "collsim/topologies/build.hpp"
+
+namespace collsim::topologies {
+
+std::vector<std::string> builder_kinds() { return {"uniform", "cluster"}; }
+
+core::Topology build(const core::TopologySpec& spec, std::uint32_t ranks) {
+  if (ranks == 0) {
+    throw core::UsageError("a topology needs at least one rank");
+  }
+  if (spec.kind == "uniform") {
+    return build_uniform(spec.uniform, spec.endpoint, ranks);
+  }
+  if (spec.kind == "cluster") {
+    return build_cluster(spec.cluster, spec.endpoint, ranks);
+  }
+  throw core::UnknownNameError("topology kind", spec.kind, builder_kinds());
+}
+
+} // namespace collsim::topologies
