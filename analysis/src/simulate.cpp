@@ -58,6 +58,12 @@ core::ResultRow simulate(const algorithms::Registry& registry, const algorithms:
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress,
                       unsigned threads) {
+  // YAML paths in messages ("studies[1].ranks") when the study belongs to the scenario.
+  std::string prefix;
+  if (!scenario.studies.empty() && &study >= scenario.studies.data() &&
+      &study < scenario.studies.data() + scenario.studies.size()) {
+    prefix = fmt::format("studies[{}].", &study - scenario.studies.data());
+  }
   // Resolve names first, so a typo fails before any work, pointing at the name.
   std::vector<const algorithms::AlgorithmInfo*> algos;
   for (std::size_t i = 0; i < study.algorithms.size(); ++i) {
@@ -65,20 +71,29 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       algos.push_back(&registry.find(study.collective, study.algorithms[i]));
     } catch (const core::UnknownNameError& e) {
       const core::SourcePos pos = i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
-      throw core::ScenarioError(pos, "algorithms", e.what());
+      if (pos.file.empty()) {
+        throw; // not from a file (e.g. the command line): the plain message says it all
+      }
+      throw core::ScenarioError(pos, fmt::format("{}algorithms[{}]", prefix, i), e.what());
     }
   }
   try {
     check_engine(study.engine);
   } catch (const core::UnknownNameError& e) {
-    throw core::ScenarioError(study.engine_pos, "engine", e.what());
+    if (study.engine_pos.file.empty()) {
+      throw;
+    }
+    throw core::ScenarioError(study.engine_pos, prefix + "engine", e.what());
   }
   std::map<std::uint32_t, core::Topology> topologies;
   for (std::uint32_t p : study.ranks) {
     try {
       topologies.emplace(p, topologies::build(scenario.topology, p));
     } catch (const core::UsageError& e) {
-      throw core::ScenarioError(study.ranks_pos, "ranks", e.what());
+      if (study.ranks_pos.file.empty()) {
+        throw;
+      }
+      throw core::ScenarioError(study.ranks_pos, prefix + "ranks", e.what());
     }
   }
 

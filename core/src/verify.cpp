@@ -610,25 +610,50 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
   const std::size_t n = s.op_count();
   m.partner.assign(n, kNoMatch);
   const Rank p = s.ranks();
-  // Per receiving rank: its receives sorted by (source, program order). The k-th receive on b from
-  // a is then found by a binary search for a among b's sources, plus k.
+  // Per receiving rank b: its receives bucketed by source (a stable counting sort, O(ops)), and a
+  // small table of (source, first, count) sorted by source. The k-th send from a to b then matches
+  // entry first + k of b's bucket for a. Sends look their bucket up by binary search.
+  struct Group {
+    Rank source;
+    std::uint32_t count;
+    std::uint64_t first; // index into recv_sorted
+  };
   std::vector<OpId> recv_sorted;
-  std::vector<std::uint64_t> recv_begin(static_cast<std::size_t>(p) + 1, 0);
+  std::vector<Group> groups;
+  std::vector<std::uint64_t> group_begin(static_cast<std::size_t>(p) + 1, 0);
+  std::vector<std::uint32_t> count(p, 0);
+  std::vector<std::uint64_t> cursor(p, 0);
+  std::vector<Rank> touched;
   for (Rank b = 0; b < p; ++b) {
-    recv_begin[b] = recv_sorted.size();
-    const auto first = recv_sorted.size();
+    group_begin[b] = groups.size();
     for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
       if (is_receive(s.kind(id)) && s.peer(id) < p) {
-        recv_sorted.push_back(id);
+        if (count[s.peer(id)]++ == 0) {
+          touched.push_back(s.peer(id));
+        }
       }
     }
-    std::stable_sort(recv_sorted.begin() + static_cast<std::ptrdiff_t>(first), recv_sorted.end(),
-                     [&](OpId x, OpId y) { return s.peer(x) < s.peer(y); });
+    std::sort(touched.begin(), touched.end());
+    std::uint64_t pos = recv_sorted.size();
+    for (Rank a : touched) {
+      groups.push_back({a, count[a], pos});
+      cursor[a] = pos;
+      pos += count[a];
+    }
+    recv_sorted.resize(pos);
+    for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
+      if (is_receive(s.kind(id)) && s.peer(id) < p) {
+        recv_sorted[cursor[s.peer(id)]++] = id;
+      }
+    }
+    for (Rank a : touched) {
+      count[a] = 0;
+    }
+    touched.clear();
   }
-  recv_begin[p] = recv_sorted.size();
+  group_begin[p] = groups.size();
 
-  std::vector<std::uint32_t> seq(p, 0); // sends from the current rank to each destination so far
-  std::vector<Rank> touched;
+  std::vector<std::uint32_t>& seq = count; // sends from the current rank to each destination
   for (Rank a = 0; a < p; ++a) {
     for (OpId id = s.rank_begin(a); id < s.rank_end(a); ++id) {
       if (s.kind(id) != OpKind::send) {
@@ -642,12 +667,10 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
         touched.push_back(b);
       }
       const std::uint32_t k = seq[b]++;
-      const auto lo = recv_sorted.begin() + static_cast<std::ptrdiff_t>(recv_begin[b]);
-      const auto hi = recv_sorted.begin() + static_cast<std::ptrdiff_t>(recv_begin[b + 1]);
-      auto group = std::lower_bound(lo, hi, a, [&](OpId x, Rank v) { return s.peer(x) < v; });
-      const auto group_size = static_cast<std::uint32_t>(
-          std::upper_bound(group, hi, a, [&](Rank v, OpId x) { return v < s.peer(x); }) - group);
-      if (k >= group_size) {
+      const auto lo = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b]);
+      const auto hi = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b + 1]);
+      const auto g = std::lower_bound(lo, hi, a, [](const Group& x, Rank v) { return x.source < v; });
+      if (g == hi || g->source != a || k >= g->count) {
         ++m.unmatched;
         if (report != nullptr) {
           report->add(fmt::format("unmatched send: {} has no matching receive on rank {}",
@@ -655,7 +678,7 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
         }
         continue;
       }
-      const OpId recv = *(group + k);
+      const OpId recv = recv_sorted[g->first + k];
       m.partner[id] = recv;
       m.partner[recv] = id;
       if (s.length(id) != s.length(recv) && report != nullptr) {

@@ -34,10 +34,11 @@ struct Request {
   core::Bytes bytes{0};
   core::Rank root = 0;
   std::map<std::string, std::int64_t> params; ///< missing ones take their defaults
-  const core::Topology* topology = nullptr;    ///< for topology-aware generators (may be null)
+  const core::Topology* topology = nullptr;   ///< for topology-aware generators (may be null)
 };
 
-/// A closed-form alpha-beta-gamma cost: time = alpha_terms*alpha + beta_bytes*beta + gamma_bytes*gamma.
+/// A closed-form alpha-beta-gamma cost: time = alpha_terms*alpha + beta_bytes*beta +
+/// gamma_bytes*gamma.
 struct CostTerms {
   double alpha_terms = 0.0; ///< number of message start-ups on the critical path
   double beta_bytes = 0.0;  ///< bytes transferred on the critical path
@@ -45,11 +46,12 @@ struct CostTerms {
 };
 
 struct AlgorithmInfo {
-  std::string name;                 ///< canonical name, e.g. "ring"
+  std::string name; ///< canonical name, e.g. "ring"
   core::CollectiveKind collective = core::CollectiveKind::allreduce;
-  std::string summary;              ///< one line
-  std::string source;               ///< paper or library function it follows
-  std::vector<std::string> aliases; ///< library names: "ompi:4", "ompi:ring", "mpich:ring", "smpi:lr"
+  std::string summary; ///< one line
+  std::string source;  ///< paper or library function it follows
+  std::vector<std::string>
+      aliases; ///< library names: "ompi:4", "ompi:ring", "mpich:ring", "smpi:lr"
   std::vector<ParamSpec> params;
   std::vector<std::string> constraints; ///< human-readable, e.g. "ranks must be a power of two"
   /// Returns an empty string if the request is acceptable, else the reason it is refused.
@@ -57,19 +59,21 @@ struct AlgorithmInfo {
   std::function<core::Schedule(const Request&)> generate;
   /// Closed form, when one is known for this request (nullopt: none for these ranks/size).
   std::function<std::optional<CostTerms>(const Request&)> cost;
-  std::string cost_formula; ///< the closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g"
+  std::string
+      cost_formula; ///< the closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g"
 };
 
 class Registry {
 public:
   /// Adds an algorithm; throws InternalError on a duplicate name or alias within a collective.
   void add(AlgorithmInfo info);
-  /// Finds by canonical name or alias; throws UnknownNameError with the valid names and closest match.
+  /// Finds by canonical name or alias; throws UnknownNameError with the valid names and closest
+  /// match.
   [[nodiscard]] const AlgorithmInfo& find(core::CollectiveKind c, std::string_view name) const;
   [[nodiscard]] const AlgorithmInfo* try_find(core::CollectiveKind c, std::string_view name) const;
   /// All algorithms, or those of one collective, in registration order.
-  [[nodiscard]] std::vector<const AlgorithmInfo*> list(
-      std::optional<core::CollectiveKind> c = std::nullopt) const;
+  [[nodiscard]] std::vector<const AlgorithmInfo*>
+  list(std::optional<core::CollectiveKind> c = std::nullopt) const;
   /// Fills defaults, checks parameter ranges and the algorithm's constraints (UsageError with the
   /// reason), generates the schedule and stamps the header's algorithm name.
   [[nodiscard]] core::Schedule generate(const AlgorithmInfo& algo, Request request) const;

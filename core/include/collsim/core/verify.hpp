@@ -33,7 +33,7 @@ struct VerifyReport {
 /// kNoMatch for local operations and for unmatched ones.
 inline constexpr OpId kNoMatch = 0xffffffffu;
 struct Matching {
-  std::vector<OpId> partner;
+  BigVector<OpId> partner;
   std::size_t unmatched = 0;
 };
 /// Matches sends and receives first-in first-out per ordered pair of ranks in O(ops log peers).

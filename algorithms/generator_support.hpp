@@ -1,0 +1,58 @@
+#pragma once
+// Internal helpers shared by the generators: exact operation counts (so every generator reserves
+// the schedule's arrays once), the IR's size limits, and integer rank arithmetic.
+
+#include "collsim/core/schedule.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace collsim::algorithms::detail {
+
+/// Exact totals over all ranks of a schedule a generator is about to build.
+struct OpCounts {
+  std::uint64_t ops = 0;
+  std::uint64_t deps = 0;
+};
+
+/// The schedule IR numbers operations and dependencies with 32-bit ids (core/schedule.hpp):
+/// Schedule::add accepts at most 2^32 - 2 operations and the dependency index is 32 bits wide.
+inline constexpr std::uint64_t kMaxOps = 0xfffffffeULL;
+inline constexpr std::uint64_t kMaxDeps = 0xffffffffULL;
+
+/// "" when a schedule of this size fits the IR, else the reason it does not (for check()).
+std::string size_limit_refusal(const OpCounts& counts);
+
+/// ceil(lg p) for p >= 1: the number of rounds of a binomial tree over p ranks.
+constexpr std::uint32_t ceil_log2(std::uint32_t p) {
+  return p <= 1 ? 0U : static_cast<std::uint32_t>(std::bit_width(p - 1));
+}
+
+/// floor(lg p) for p >= 1.
+constexpr std::uint32_t floor_log2(std::uint32_t p) {
+  return static_cast<std::uint32_t>(std::countr_zero(std::bit_floor(p)));
+}
+
+constexpr core::Range data_range(std::uint64_t offset, std::uint64_t length) {
+  return core::Range{core::Buffer::data, offset, length};
+}
+constexpr core::Range tmp_range(std::uint64_t offset, std::uint64_t length) {
+  return core::Range{core::Buffer::tmp, offset, length};
+}
+
+/// Appends one operation to the current rank with a dependency list computed at run time
+/// (`deps` may be empty); returns its local index.
+inline std::uint32_t add_op(core::Schedule& s, core::OpKind kind, core::Rank peer,
+                            core::Range target, std::span<const std::uint32_t> deps) {
+  return s.add(kind, peer, target, core::Range{}, deps);
+}
+
+/// Appends a local reduction `from` -> `into` (into := into (+) from) with computed dependencies.
+inline std::uint32_t reduce_op(core::Schedule& s, core::Range from, core::Range into,
+                               std::span<const std::uint32_t> deps) {
+  return s.add(core::OpKind::reduce, 0, into, from, deps);
+}
+
+} // namespace collsim::algorithms::detail

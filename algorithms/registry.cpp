@@ -1,0 +1,202 @@
+// The algorithm registry (ARCHITECTURE.md, "Extending"): a plain object that a session builds with
+// make_default_registry() and owns. No static registration: adding an algorithm is one file that
+// exports describe_<name>() and one line in make_default_registry() below.
+
+#include "collsim/algorithms/registry.hpp"
+
+#include "allreduce/allreduce_algorithms.hpp"
+#include "collsim/core/errors.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace collsim::algorithms {
+namespace {
+
+/// The canonical name and every alias: they share one namespace within a collective.
+std::vector<std::string_view> all_names(const AlgorithmInfo& info) {
+  std::vector<std::string_view> names{info.name};
+  names.insert(names.end(), info.aliases.begin(), info.aliases.end());
+  return names;
+}
+
+bool answers_to(const AlgorithmInfo& info, std::string_view name) {
+  return info.name == name ||
+         std::find(info.aliases.begin(), info.aliases.end(), name) != info.aliases.end();
+}
+
+std::string unknown_parameter(const AlgorithmInfo& algo, const std::string& name) {
+  if (algo.params.empty()) {
+    return fmt::format("unknown parameter '{}': {} takes no parameters", name, algo.name);
+  }
+  std::vector<std::string> valid;
+  valid.reserve(algo.params.size());
+  for (const auto& p : algo.params) {
+    valid.push_back(p.name);
+  }
+  std::string msg = fmt::format("unknown parameter '{}'", name);
+  const std::string close = core::closest_match(name, valid);
+  if (!close.empty()) {
+    msg += fmt::format(" (did you mean '{}'?)", close);
+  }
+  msg += fmt::format("; valid parameters are: {}", fmt::join(valid, ", "));
+  return msg;
+}
+
+} // namespace
+
+void Registry::add(AlgorithmInfo info) {
+  if (info.name.empty() || !info.generate) {
+    throw core::InternalError(
+        fmt::format("algorithm '{}' needs a name and a generator", info.name));
+  }
+  for (const auto& p : info.params) {
+    if (p.min > p.max || p.default_value < p.min || p.default_value > p.max) {
+      throw core::InternalError(
+          fmt::format("algorithm '{}': parameter '{}' has default {} outside its range [{}, {}]",
+                      info.name, p.name, p.default_value, p.min, p.max));
+    }
+  }
+  const auto names = all_names(info);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw core::InternalError(
+          fmt::format("algorithm '{}' lists the name '{}' twice", info.name, names[i]));
+    }
+  }
+  for (const auto& existing : algorithms_) {
+    if (existing.collective != info.collective) {
+      continue;
+    }
+    for (std::string_view n : names) {
+      if (answers_to(existing, n)) {
+        throw core::InternalError(fmt::format("duplicate {} algorithm name '{}' ('{}' and '{}')",
+                                              core::to_string(info.collective), n, existing.name,
+                                              info.name));
+      }
+    }
+  }
+  algorithms_.push_back(std::move(info));
+}
+
+const AlgorithmInfo* Registry::try_find(core::CollectiveKind c, std::string_view name) const {
+  for (const auto& a : algorithms_) {
+    if (a.collective == c && answers_to(a, name)) {
+      return &a;
+    }
+  }
+  return nullptr;
+}
+
+const AlgorithmInfo& Registry::find(core::CollectiveKind c, std::string_view name) const {
+  if (const AlgorithmInfo* a = try_find(c, name)) {
+    return *a;
+  }
+  std::vector<std::string> valid;
+  for (const auto& a : algorithms_) {
+    if (a.collective == c) {
+      valid.push_back(a.name);
+    }
+  }
+  throw core::UnknownNameError(fmt::format("{} algorithm", core::to_string(c)), name,
+                               std::move(valid));
+}
+
+std::vector<const AlgorithmInfo*> Registry::list(std::optional<core::CollectiveKind> c) const {
+  std::vector<const AlgorithmInfo*> out;
+  for (const auto& a : algorithms_) {
+    if (!c || a.collective == *c) {
+      out.push_back(&a);
+    }
+  }
+  return out;
+}
+
+std::string Registry::refusal(const AlgorithmInfo& algo, Request& request) const {
+  if (request.collective != algo.collective) {
+    return fmt::format("'{}' is an {} algorithm; the request is for {}", algo.name,
+                       core::to_string(algo.collective), core::to_string(request.collective));
+  }
+  // Unknown names first, so a typo is reported as a typo rather than as a missing default.
+  for (const auto& entry : request.params) {
+    const std::string& name = entry.first;
+    const bool known = std::any_of(algo.params.begin(), algo.params.end(),
+                                   [&](const ParamSpec& p) { return p.name == name; });
+    if (!known) {
+      return unknown_parameter(algo, name);
+    }
+  }
+  for (const auto& p : algo.params) {
+    const auto it = request.params.try_emplace(p.name, p.default_value).first;
+    if (it->second < p.min || it->second > p.max) {
+      return fmt::format("parameter '{}' = {} is out of range [{}, {}]", p.name, it->second, p.min,
+                         p.max);
+    }
+  }
+  if (request.ranks < 1) {
+    return fmt::format("ranks must be at least 1 (got {})", request.ranks);
+  }
+  if (request.root >= request.ranks) {
+    return fmt::format("root {} is not a rank: ranks are 0..{}", request.root, request.ranks - 1);
+  }
+  if (algo.check) {
+    return algo.check(request);
+  }
+  return {};
+}
+
+core::Schedule Registry::generate(const AlgorithmInfo& algo, Request request) const {
+  if (std::string why = refusal(algo, request); !why.empty()) {
+    throw core::UsageError(fmt::format("{}: {}", algo.name, why));
+  }
+  core::Schedule s = algo.generate(request);
+  s.finish();
+  const core::ScheduleHeader& h = s.header();
+  // A generator that disagrees with its request is a collsim bug, never the user's.
+  if (h.algorithm != algo.name || h.collective != request.collective || h.ranks != request.ranks ||
+      h.bytes != request.bytes || h.root != request.root) {
+    throw core::InternalError(fmt::format(
+        "generator '{}' returned a schedule for '{}' ({} ranks, {} bytes, root {}) instead of "
+        "({} ranks, {} bytes, root {})",
+        algo.name, h.algorithm, h.ranks, h.bytes.value, h.root, request.ranks, request.bytes.value,
+        request.root));
+  }
+  return s;
+}
+
+std::optional<CostTerms> Registry::cost(const AlgorithmInfo& algo, Request request) const {
+  if (std::string why = refusal(algo, request); !why.empty()) {
+    throw core::UsageError(fmt::format("{}: {}", algo.name, why));
+  }
+  if (!algo.cost) {
+    return std::nullopt;
+  }
+  return algo.cost(request);
+}
+
+core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes, std::string algorithm) {
+  core::ScheduleHeader h;
+  h.collective = r.collective;
+  h.ranks = r.ranks;
+  h.bytes = r.bytes;
+  h.root = r.root;
+  // In place: the user buffer is the whole vector, except alltoall, which needs its input and its
+  // output side by side (the symbolic checker reads the output from [bytes, 2 * bytes)).
+  h.data_bytes = r.collective == core::CollectiveKind::alltoall ? 2 * r.bytes.value : r.bytes.value;
+  h.tmp_bytes = tmp_bytes;
+  h.algorithm = std::move(algorithm);
+  return h;
+}
+
+Registry make_default_registry() {
+  Registry r;
+  // allreduce, in Open MPI coll/tuned id order (2, 3, 4, 6)
+  r.add(describe_reduce_bcast());
+  r.add(describe_recursive_doubling());
+  r.add(describe_ring());
+  r.add(describe_rabenseifner());
+  return r;
+}
+
+} // namespace collsim::algorithms

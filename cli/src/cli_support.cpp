@@ -1,0 +1,210 @@
+#include "cli_support.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/core/sizes.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+namespace collsim::cli {
+namespace {
+
+std::uint64_t parse_uint(std::string_view s, const std::string& option, const std::string& whole) {
+  std::uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || ptr != s.data() + s.size() || s.empty()) {
+    throw core::UsageError(fmt::format(
+        "{}: expected rank counts like '16', '8,16,64', '1..64' or '2..1024:x2', got '{}'", option,
+        whole));
+  }
+  return v;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> parse_ranks(const std::string& text, const std::string& option) {
+  constexpr std::uint64_t kMax = 1ULL << 24;
+  std::vector<std::uint64_t> values;
+  const auto dots = text.find("..");
+  if (dots != std::string::npos) {
+    std::string_view rest = std::string_view(text).substr(dots + 2);
+    std::uint64_t factor = 0;
+    if (const auto colon = rest.find(":x"); colon != std::string_view::npos) {
+      factor = parse_uint(rest.substr(colon + 2), option, text);
+      rest = rest.substr(0, colon);
+      if (factor < 2) {
+        throw core::UsageError(fmt::format("{}: the factor in '{}' must be at least 2", option, text));
+      }
+    }
+    const std::uint64_t lo = parse_uint(std::string_view(text).substr(0, dots), option, text);
+    const std::uint64_t hi = parse_uint(rest, option, text);
+    if (hi < lo || lo == 0) {
+      throw core::UsageError(fmt::format("{}: '{}' is an empty range", option, text));
+    }
+    if (hi > kMax) {
+      throw core::UsageError(fmt::format("{}: at most {} ranks, got {}", option, kMax, hi));
+    }
+    for (std::uint64_t v = lo; v <= hi; v = factor != 0 ? v * factor : v + 1) {
+      values.push_back(v);
+    }
+  } else {
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      auto comma = text.find(',', start);
+      if (comma == std::string::npos) {
+        comma = text.size();
+      }
+      values.push_back(parse_uint(std::string_view(text).substr(start, comma - start), option, text));
+      start = comma + 1;
+    }
+  }
+  std::vector<std::uint32_t> out;
+  for (auto v : values) {
+    if (v == 0) {
+      throw core::UsageError(fmt::format("{}: a collective needs at least 1 rank, got 0", option));
+    }
+    if (v > kMax) {
+      throw core::UsageError(fmt::format("{}: at most {} ranks, got {}", option, kMax, v));
+    }
+    out.push_back(static_cast<std::uint32_t>(v));
+  }
+  return out;
+}
+
+std::vector<core::Bytes> parse_sizes(const std::string& text, const std::string& option) {
+  auto parsed = core::parse_size_sweep(text);
+  if (!parsed.ok()) {
+    throw core::UsageError(fmt::format("{}: {}", option, parsed.error));
+  }
+  return parsed.value;
+}
+
+core::Bytes parse_size(const std::string& text, const std::string& option) {
+  auto parsed = core::parse_bytes(text);
+  if (!parsed.ok()) {
+    throw core::UsageError(fmt::format("{}: {}", option, parsed.error));
+  }
+  return parsed.value;
+}
+
+std::map<std::string, std::int64_t> parse_params(const std::vector<std::string>& items) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw core::UsageError(
+          fmt::format("--param: expected NAME=VALUE (e.g. segment_size=64KiB), got '{}'", item));
+    }
+    const std::string value = item.substr(eq + 1);
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc{} || ptr != value.data() + value.size()) {
+      const auto size = core::parse_bytes(value);
+      if (!size.ok()) {
+        throw core::UsageError(
+            fmt::format("--param {}: expected an integer or a size, got '{}'", item.substr(0, eq), value));
+      }
+      v = static_cast<std::int64_t>(size.value.value);
+    }
+    out[item.substr(0, eq)] = v;
+  }
+  return out;
+}
+
+void emit(const std::string& text, const std::string& path) {
+  if (path.empty() || path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream f(path);
+  if (!f) {
+    throw core::UsageError(fmt::format("cannot write '{}'", path));
+  }
+  f << text;
+}
+
+analysis::Progress terminal_progress(const std::string& label) {
+  if (isatty(STDERR_FILENO) == 0) {
+    return {};
+  }
+  auto lock = std::make_shared<std::mutex>();
+  return [label, lock](std::size_t done, std::size_t total) {
+    const std::lock_guard guard(*lock);
+    std::fprintf(stderr, "\r%s: %zu/%zu points", label.c_str(), done, total);
+    if (done == total) {
+      std::fprintf(stderr, "\r\033[K");
+    }
+    std::fflush(stderr);
+  };
+}
+
+std::string format_crossovers(const std::vector<analysis::CrossoverRange>& ranges) {
+  std::string out = fmt::format("# {:>6}  {:>12}  {:>12}  {:<22}  {:<22}  {}\n", "ranks", "from",
+                                "to", "fastest", "runner-up", "speedup");
+  for (const auto& r : ranges) {
+    const std::string speed =
+        r.runner_up.empty()
+            ? std::string("-")
+            : (r.min_speedup == r.max_speedup ? fmt::format("{:.2f}x", r.min_speedup)
+                                              : fmt::format("{:.2f}x-{:.2f}x", r.min_speedup,
+                                                            r.max_speedup));
+    out += fmt::format("  {:>6}  {:>12}  {:>12}  {:<22}  {:<22}  {}\n", r.ranks,
+                       core::format_bytes(r.from), core::format_bytes(r.to), r.winner,
+                       r.runner_up.empty() ? "-" : r.runner_up, speed);
+  }
+  return out;
+}
+
+std::string crossovers_json(const std::vector<analysis::CrossoverRange>& ranges) {
+  nlohmann::json arr = nlohmann::json::array();
+  for (const auto& r : ranges) {
+    arr.push_back({{"collective", std::string(core::to_string(r.collective))},
+                   {"ranks", r.ranks},
+                   {"from_bytes", r.from.value},
+                   {"to_bytes", r.to.value},
+                   {"fastest", r.winner},
+                   {"runner_up", r.runner_up},
+                   {"min_speedup", r.min_speedup},
+                   {"max_speedup", r.max_speedup}});
+  }
+  return arr.dump();
+}
+
+Format parse_format(const std::string& text) {
+  if (text == "table") {
+    return Format::table;
+  }
+  if (text == "csv") {
+    return Format::csv;
+  }
+  if (text == "json") {
+    return Format::json;
+  }
+  throw core::UnknownNameError("format", text, {"table", "csv", "json"});
+}
+
+} // namespace collsim::cli
+
+#include <filesystem>
+
+namespace collsim::cli {
+
+std::string default_scenario_path() {
+  const std::filesystem::path local = "scenarios/default.yaml";
+  if (std::filesystem::exists(local)) {
+    return local.string();
+  }
+  const std::filesystem::path built = std::filesystem::path(COLLSIM_DATA_DIR) / local;
+  if (std::filesystem::exists(built)) {
+    return built.string();
+  }
+  return local.string(); // the loader reports that it cannot be opened
+}
+
+} // namespace collsim::cli

@@ -1,0 +1,53 @@
+#pragma once
+// Shared helpers of the collsim commands: option value parsing, output files, progress.
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/analysis/simulate.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/core/result.hpp"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace collsim::cli {
+
+/// "16", "8,16,64", "1..64" or "2..1024:x2" (geometric). Throws UsageError naming `option`.
+std::vector<std::uint32_t> parse_ranks(const std::string& text, const std::string& option);
+/// "--sizes" values: a sweep ("8B:1GiB:x2") or a comma list. Throws UsageError.
+std::vector<core::Bytes> parse_sizes(const std::string& text, const std::string& option);
+core::Bytes parse_size(const std::string& text, const std::string& option);
+/// "name=value" pairs; values may carry size units ("segment_size=64KiB").
+std::map<std::string, std::int64_t> parse_params(const std::vector<std::string>& items);
+
+/// Writes `text` to `path`, or to stdout when path is empty or "-".
+void emit(const std::string& text, const std::string& path);
+
+/// Prints "[done/total]" progress on stderr when stderr is a terminal.
+analysis::Progress terminal_progress(const std::string& label);
+
+/// The crossover summary as a table for people.
+std::string format_crossovers(const std::vector<analysis::CrossoverRange>& ranges);
+/// ... and as a JSON array.
+std::string crossovers_json(const std::vector<analysis::CrossoverRange>& ranges);
+
+/// Output formats accepted by --format.
+enum class Format { table, csv, json };
+Format parse_format(const std::string& text);
+
+} // namespace collsim::cli
+
+namespace collsim::cli {
+
+/// A command that ran and found a failure (e.g. `collsim verify` found a wrong schedule): exit 1.
+class CommandFailed : public core::Error {
+public:
+  using core::Error::Error;
+  [[nodiscard]] bool is_input_error() const override { return false; }
+};
+
+/// scenarios/default.yaml in the working directory, else in the source tree collsim was built from.
+std::string default_scenario_path();
+
+} // namespace collsim::cli

@@ -1,0 +1,154 @@
+// `collsim run` (every study of a scenario) and `collsim sim` (one ad-hoc study from flags).
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+
+#include "collsim/analysis/simulate.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/io/writers.hpp"
+
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace collsim::cli {
+namespace {
+
+struct OutputOptions {
+  std::string format = "table";
+  std::string output;
+  unsigned threads = 0;
+};
+
+void add_output_options(CLI::App* cmd, OutputOptions& o) {
+  cmd->add_option("--format", o.format, "Output format: table (like nccl-tests), csv or json")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o.output, "Write to this file instead of standard output");
+  cmd->add_option("--threads", o.threads, "Worker threads for the sweep (0: all cores)")
+      ->capture_default_str();
+}
+
+std::string study_title(std::size_t index, const core::StudySpec& st) {
+  std::string ranks;
+  for (auto p : st.ranks) {
+    ranks += fmt::format("{}{}", ranks.empty() ? "" : " ", p);
+  }
+  return fmt::format("# study {}{}: {} | algorithms: {} | ranks: {} | {} sizes from {} to {} | "
+                     "engine: {}",
+                     index + 1, st.name.empty() ? "" : fmt::format(" ({})", st.name),
+                     core::to_string(st.collective), fmt::join(st.algorithms, ", "), ranks,
+                     st.sizes.size(), core::format_bytes(st.sizes.front()),
+                     core::format_bytes(st.sizes.back()), st.engine);
+}
+
+/// Runs studies and prints them in the chosen format.
+void run_and_print(const core::Scenario& scenario, const OutputOptions& o) {
+  const Format format = parse_format(o.format);
+  const algorithms::Registry registry = algorithms::make_default_registry();
+  std::vector<core::ResultRow> all_rows;
+  std::vector<analysis::CrossoverRange> all_cross;
+  std::string text;
+  if (format == Format::table) {
+    text += fmt::format("# collsim run: scenario '{}'{}, topology {}\n", scenario.name,
+                        scenario.file.empty() ? "" : fmt::format(" ({})", scenario.file),
+                        scenario.topology.kind);
+  }
+  std::vector<std::string> skipped;
+  for (std::size_t i = 0; i < scenario.studies.size(); ++i) {
+    const auto& study = scenario.studies[i];
+    const auto result = analysis::run_study(
+        scenario, study, registry, terminal_progress(fmt::format("study {}", i + 1)), o.threads);
+    if (format == Format::table) {
+      text += "#\n" + study_title(i, study) + "\n";
+      text += io::format_table(result.rows);
+      for (const auto& s : result.skipped) {
+        text += fmt::format("# skipped: {}\n", s);
+      }
+      text += "#\n# Crossover summary: the fastest algorithm per size range (speedup = runner-up "
+              "time / fastest time)\n";
+      text += format_crossovers(result.crossovers);
+    }
+    all_rows.insert(all_rows.end(), result.rows.begin(), result.rows.end());
+    all_cross.insert(all_cross.end(), result.crossovers.begin(), result.crossovers.end());
+    skipped.insert(skipped.end(), result.skipped.begin(), result.skipped.end());
+  }
+  if (format == Format::csv) {
+    text = io::format_csv(all_rows);
+  } else if (format == Format::json) {
+    io::JsonExtras extras;
+    extras.string_fields.emplace_back("scenario", scenario.name);
+    extras.raw_fields.emplace_back("crossovers", crossovers_json(all_cross));
+    extras.raw_fields.emplace_back("skipped", nlohmann::json(skipped).dump());
+    text = io::format_json(all_rows, extras);
+  }
+  emit(text, o.output);
+}
+
+} // namespace
+
+void add_run(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "Run every study of a scenario (default: scenarios/default.yaml)");
+  auto scenario_path = std::make_shared<std::string>();
+  auto out = std::make_shared<OutputOptions>();
+  cmd->add_option("scenario", *scenario_path, "Scenario YAML file");
+  add_output_options(cmd, *out);
+  cmd->callback([scenario_path, out] {
+    const std::string path = scenario_path->empty() ? default_scenario_path() : *scenario_path;
+    run_and_print(io::load_scenario(path), *out);
+  });
+}
+
+void add_sim(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "sim", "Simulate algorithms of one collective over rank counts and sizes");
+  struct Args {
+    std::string scenario;
+    std::string collective = "allreduce";
+    std::vector<std::string> algorithms;
+    std::string ranks = "8";
+    std::string sizes = "8B:1GiB:x2";
+    std::string engine = "loggp";
+    std::uint32_t root = 0;
+    std::vector<std::string> params;
+    OutputOptions out;
+  };
+  auto a = std::make_shared<Args>();
+  cmd->add_option("--scenario", a->scenario,
+                  "Scenario whose topology to use (default: scenarios/default.yaml)");
+  cmd->add_option("--collective", a->collective, "Collective")->capture_default_str();
+  cmd->add_option("--algorithm", a->algorithms,
+                  "Algorithm name or alias (repeat or comma-separate for several)")
+      ->required()
+      ->delimiter(',');
+  cmd->add_option("--ranks", a->ranks, "Rank counts: 16, 8,16,64, 1..64 or 2..1024:x2")
+      ->capture_default_str();
+  cmd->add_option("--sizes", a->sizes,
+                  "Message sizes: MIN:MAX:xF, MIN:MAX:+STEP or a comma list (B, KiB, MiB, GiB, KB, "
+                  "MB, GB)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine, "Engine: loggp or analytic")->capture_default_str();
+  cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
+  cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
+  add_output_options(cmd, a->out);
+  cmd->callback([a] {
+    core::Scenario scenario =
+        io::load_scenario(a->scenario.empty() ? default_scenario_path() : a->scenario);
+    core::StudySpec study;
+    study.collective = core::collective_from_name(a->collective);
+    study.algorithms = a->algorithms;
+    study.ranks = parse_ranks(a->ranks, "--ranks");
+    study.sizes = parse_sizes(a->sizes, "--sizes");
+    study.engine = a->engine;
+    study.root = a->root;
+    study.params = parse_params(a->params);
+    for (auto p : study.ranks) {
+      if (study.root >= p) {
+        throw core::UsageError(fmt::format("--root {} does not exist with {} ranks", study.root, p));
+      }
+    }
+    scenario.studies = {study};
+    run_and_print(scenario, a->out);
+  });
+}
+
+} // namespace collsim::cli

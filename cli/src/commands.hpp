@@ -1,0 +1,14 @@
+#pragma once
+// The collsim subcommands. Each add_* registers its options on `app` and a callback that runs it.
+
+#include <CLI/CLI.hpp>
+
+namespace collsim::cli {
+
+void add_run(CLI::App& app);
+void add_sim(CLI::App& app);
+void add_algorithms(CLI::App& app);
+void add_schedule(CLI::App& app);
+void add_verify(CLI::App& app);
+
+} // namespace collsim::cli

@@ -1,0 +1,151 @@
+#include "collsim/io/writers.hpp"
+
+#include "collsim/core/collective.hpp"
+#include "collsim/core/errors.hpp"
+
+#include <cstdint>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <tuple>
+
+namespace collsim::io {
+namespace {
+
+/// nccl-tests prints -1 in the root column of collectives that have no root.
+std::int64_t printed_root(const core::ResultRow& r) {
+  return core::has_root(r.collective) ? static_cast<std::int64_t>(r.root) : -1;
+}
+
+std::string_view redop(const core::ResultRow& r) {
+  return core::is_reduction(r.collective) ? "sum" : "none";
+}
+
+/// nccl-tests' getFloatStr: the most decimals (2, 1, 0) that fit the column, else scientific, so
+/// that a slow large message keeps the columns aligned instead of pushing them right.
+std::string fit(double value, int width) {
+  const auto w = static_cast<std::size_t>(width);
+  for (int decimals = 2; decimals >= 0; --decimals) {
+    std::string s = fmt::format("{:{}.{}f}", value, w, decimals);
+    if (s.size() <= w) {
+      return s;
+    }
+  }
+  return fmt::format("{:{}.1e}", value, w);
+}
+
+/// The key a table group is introduced by.
+auto group_key(const core::ResultRow& r) {
+  return std::tie(r.collective, r.algorithm, r.engine, r.ranks);
+}
+
+/// RFC 4180: quote a field only when it needs it.
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+    return std::string(s);
+  }
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') {
+      out += '"';
+    }
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+} // namespace
+
+std::string format_table(std::span<const core::ResultRow> rows) {
+  // Same widths as nccl-tests' "%12li  %12li  %8s  %6s  %6s  %7s  %6s  %6s" so that the output
+  // reads like the logs it is compared with (and parses with the same parser).
+  std::string out;
+  out += "# collsim results: time of the last rank to finish; algbw = size / time, busbw = algbw x "
+         "the collective's nccl-tests factor\n";
+  out += "#\n";
+  out += "#       size         count      type   redop    root     time   algbw   busbw\n";
+  out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
+
+  // Group in order of first appearance, keeping each group's rows in their given order: callers
+  // usually sweep sizes innermost, but interleaved rows must not produce repeated groups.
+  std::vector<bool> done(rows.size(), false);
+  for (std::size_t first = 0; first < rows.size(); ++first) {
+    if (done[first]) {
+      continue;
+    }
+    const core::ResultRow& head = rows[first];
+    out += "#\n";
+    out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}\n",
+                       core::to_string(head.collective), head.algorithm, head.engine, head.ranks,
+                       head.ranks == 1 ? "" : "s");
+    for (std::size_t i = first; i < rows.size(); ++i) {
+      if (done[i] || group_key(rows[i]) != group_key(head)) {
+        continue;
+      }
+      done[i] = true;
+      const core::ResultRow& r = rows[i];
+      out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}\n", r.bytes.value,
+                         r.count, r.type, redop(r), printed_root(r), fit(r.time.us(), 7),
+                         fit(r.algbw.gbps(), 6), fit(r.busbw.gbps(), 6));
+    }
+  }
+  return out;
+}
+
+std::string format_csv(std::span<const core::ResultRow> rows) {
+  std::string out =
+      "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps\n";
+  for (const auto& r : rows) {
+    // "{}" prints the shortest text that reads back as the same double.
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", core::to_string(r.collective),
+                       csv_field(r.algorithm), csv_field(r.engine), r.ranks, r.bytes.value, r.count,
+                       csv_field(r.type), printed_root(r), r.time.us(), r.algbw.gbps(),
+                       r.busbw.gbps());
+  }
+  return out;
+}
+
+std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras& extras) {
+  // ordered_json keeps members in insertion order: extras first, then the (long) results.
+  nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+  auto add = [&](const std::string& key, nlohmann::ordered_json value) {
+    if (doc.contains(key) || key == "results") {
+      throw core::InternalError(fmt::format("format_json: the key '{}' is given twice", key));
+    }
+    doc[key] = std::move(value);
+  };
+  for (const auto& [key, value] : extras.string_fields) {
+    add(key, value);
+  }
+  for (const auto& [key, text] : extras.raw_fields) {
+    nlohmann::ordered_json value;
+    try {
+      value = nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw core::InternalError(
+          fmt::format("format_json: the value of '{}' is not valid JSON: {}", key, e.what()));
+    }
+    add(key, std::move(value));
+  }
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const auto& r : rows) {
+    results.push_back({
+        {"collective", std::string(core::to_string(r.collective))},
+        {"algorithm", r.algorithm},
+        {"engine", r.engine},
+        {"ranks", r.ranks},
+        {"bytes", r.bytes.value},
+        {"count", r.count},
+        {"type", r.type},
+        {"root", printed_root(r)},
+        {"time_us", r.time.us()},
+        {"algbw_GBps", r.algbw.gbps()},
+        {"busbw_GBps", r.busbw.gbps()},
+    });
+  }
+  doc["results"] = std::move(results);
+  return doc.dump(2) + "\n";
+}
+
+} // namespace collsim::io

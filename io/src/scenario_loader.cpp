@@ -1,0 +1,637 @@
+#include "collsim/io/scenario_loader.hpp"
+
+#include "collsim/core/collective.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/core/sizes.hpp"
+#include "collsim/core/units.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <fmt/format.h>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <vector>
+#include <yaml-cpp/yaml.h>
+
+namespace collsim::io {
+namespace {
+
+using core::ScenarioError;
+using core::SourcePos;
+
+// Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
+// them in this order, so a user reading "valid keys are: ..." sees the documented order.
+constexpr std::array<std::string_view, 4> kScenarioKeys{"name", "description", "topology",
+                                                        "studies"};
+constexpr std::array<std::string_view, 3> kScenarioRequired{"name", "topology", "studies"};
+
+constexpr std::array<std::string_view, 7> kUniformKeys{
+    "kind", "latency", "bandwidth", "reduce_bandwidth", "overhead", "gap", "copy_bandwidth"};
+constexpr std::array<std::string_view, 13> kClusterKeys{
+    "kind",          "nodes",         "devices_per_node", "intra_bandwidth", "intra_latency",
+    "nics_per_node", "nic_bandwidth", "nic_latency",      "switch_latency",  "reduce_bandwidth",
+    "overhead",      "gap",           "copy_bandwidth"};
+constexpr std::array<std::string_view, 2> kTopologyKinds{"uniform", "cluster"};
+constexpr std::array<std::string_view, 1> kTopologyRequired{"kind"};
+
+constexpr std::array<std::string_view, 8> kStudyKeys{"name",  "collective", "algorithms", "ranks",
+                                                     "sizes", "root",       "engine",     "params"};
+constexpr std::array<std::string_view, 4> kStudyRequired{"collective", "algorithms", "ranks",
+                                                         "sizes"};
+
+// Node, device and NIC counts share the rank limit: a topology larger than any study could use is
+// a typo, and capping it keeps every product of counts far inside 32 bits.
+constexpr std::int64_t kMaxCount = kMaxScenarioRanks;
+
+std::vector<std::string> to_strings(std::span<const std::string_view> names) {
+  return {names.begin(), names.end()};
+}
+
+bool contains(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+/// How a node that is not what we expected reads in a message.
+std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+  case YAML::NodeType::Null: return "nothing";
+  case YAML::NodeType::Sequence: return "a list";
+  case YAML::NodeType::Map: return "a map";
+  case YAML::NodeType::Scalar: return fmt::format("'{}'", node.Scalar());
+  case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+/// Strict decimal integer: digits with an optional leading '-'; no '+', blanks, fractions or hex.
+std::optional<std::int64_t> to_integer(std::string_view text) {
+  std::int64_t value = 0;
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), last, value);
+  if (text.empty() || ec != std::errc{} || ptr != last) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// A YAML value with the coordinates a message about it needs.
+struct Located {
+  YAML::Node node;
+  std::string path; ///< "studies[1].sizes"
+  SourcePos pos;    ///< the value's start; the key's when the value is empty
+};
+
+/// One key of a map, after validation.
+struct Field {
+  std::string key;
+  SourcePos key_pos;
+  Located value;
+};
+
+/// The validated keys of one YAML map, in file order.
+struct Fields {
+  std::vector<Field> fields;
+  [[nodiscard]] const Field* find(std::string_view key) const {
+    for (const auto& f : fields) {
+      if (f.key == key) {
+        return &f;
+      }
+    }
+    return nullptr;
+  }
+};
+
+/// Explains a key that is invalid here but valid elsewhere (a cluster key in a uniform topology);
+/// returns an empty string when it has nothing better than "unknown key".
+using KeyExplainer = std::function<std::string(std::string_view key)>;
+
+class Loader {
+public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  core::Scenario load(std::string_view text) const {
+    std::vector<YAML::Node> documents;
+    try {
+      documents = YAML::LoadAll(std::string(text));
+    } catch (const YAML::Exception& e) {
+      throw ScenarioError(pos_of(e.mark), "", fmt::format("invalid YAML: {}", e.msg));
+    }
+    if (documents.size() > 1) {
+      fail(pos_of(documents[1].Mark()), "",
+           fmt::format("expected one YAML document, found {}", documents.size()));
+    }
+    // An empty file has no marks at all; its first character is the best place to point at.
+    const YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const Located top{root, "",
+                      documents.empty() || root.IsNull() ? SourcePos{file_, 1, 1}
+                                                         : pos_of(root.Mark())};
+    return scenario(top);
+  }
+
+private:
+  [[nodiscard]] SourcePos pos_of(const YAML::Mark& mark) const {
+    if (mark.is_null() || mark.line < 0 || mark.column < 0) {
+      return SourcePos{file_, 0, 0};
+    }
+    // yaml-cpp counts from 0; editors and compilers count from 1.
+    return SourcePos{file_, static_cast<std::uint32_t>(mark.line) + 1,
+                     static_cast<std::uint32_t>(mark.column) + 1};
+  }
+
+  [[noreturn]] static void fail(const SourcePos& pos, const std::string& path,
+                                std::string message) {
+    throw ScenarioError(pos, path, std::move(message));
+  }
+  [[noreturn]] static void fail(const Located& at, std::string message) {
+    fail(at.pos, at.path, std::move(message));
+  }
+
+  static std::string child_path(const std::string& parent, std::string_view key) {
+    return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+  }
+
+  [[nodiscard]] Located element(const Located& list, std::size_t index,
+                                const YAML::Node& node) const {
+    return Located{node, fmt::format("{}[{}]", list.path, index),
+                   node.IsNull() ? list.pos : pos_of(node.Mark())};
+  }
+
+  /// One entry of the map at `map`; an empty value is placed at its key, where the user typed.
+  [[nodiscard]] Field field(const Located& map, std::string key, const YAML::Node& key_node,
+                            const YAML::Node& value) const {
+    const SourcePos key_pos = pos_of(key_node.Mark());
+    std::string path = child_path(map.path, key);
+    return Field{std::move(key), key_pos,
+                 Located{value, std::move(path), value.IsNull() ? key_pos : pos_of(value.Mark())}};
+  }
+
+  /// Checks that `at` is a map whose keys are unique and in `valid` (any key when `valid` is
+  /// empty), and that every key in `required` is present. Unknown keys are reported before missing
+  /// ones because a misspelt required key is both, and "did you mean" is the useful message.
+  [[nodiscard]] Fields read_map(const Located& at, std::span<const std::string_view> valid,
+                                std::span<const std::string_view> required,
+                                const KeyExplainer& explain = {}) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    Fields out;
+    for (auto it = at.node.begin(); it != at.node.end(); ++it) {
+      const YAML::Node& key_node = it->first;
+      const SourcePos key_pos = pos_of(key_node.Mark());
+      if (!key_node.IsScalar()) {
+        fail(key_pos, at.path, fmt::format("expected a key name, got {}", describe(key_node)));
+      }
+      const std::string key = key_node.Scalar();
+      const std::string path = child_path(at.path, key);
+      // yaml-cpp keeps both entries of a repeated key and lookups see only the first one, so a
+      // second value would be silently ignored.
+      if (const Field* first = out.find(key)) {
+        fail(key_pos, path,
+             fmt::format("duplicate key '{}' (first given on line {})", key, first->key_pos.line));
+      }
+      if (!valid.empty() && !contains(valid, key)) {
+        const std::string valid_list = fmt::format("{}", fmt::join(valid, ", "));
+        std::string better = explain ? explain(key) : std::string();
+        if (!better.empty()) {
+          fail(key_pos, path, fmt::format("{}; valid keys are: {}", better, valid_list));
+        }
+        const auto names = to_strings(valid);
+        const std::string close = core::closest_match(key, names);
+        fail(key_pos, path,
+             fmt::format("unknown key '{}'{}; valid keys are: {}", key,
+                         close.empty() ? "" : fmt::format(" (did you mean '{}'?)", close),
+                         valid_list));
+      }
+      out.fields.push_back(field(at, key, key_node, it->second));
+    }
+    for (const auto& key : required) {
+      if (out.find(key) == nullptr) {
+        fail(at, fmt::format("missing required key '{}'", key));
+      }
+    }
+    return out;
+  }
+
+  /// The first entry with this key, before the map as a whole is checked.
+  [[nodiscard]] std::optional<Field> find_key(const Located& map, std::string_view key) const {
+    for (auto it = map.node.begin(); it != map.node.end(); ++it) {
+      if (it->first.IsScalar() && it->first.Scalar() == key) {
+        return field(map, std::string(key), it->first, it->second);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // ---- scalars -------------------------------------------------------------------------------
+
+  static std::string scalar(const Located& at, std::string_view expected) {
+    if (!at.node.IsScalar()) {
+      fail(at, fmt::format("expected {}, got {}", expected, describe(at.node)));
+    }
+    return at.node.Scalar();
+  }
+
+  static std::int64_t integer(const Located& at, std::string_view expected) {
+    const std::string text = scalar(at, expected);
+    const auto value = to_integer(text);
+    if (!value) {
+      fail(at, fmt::format("expected {}, got '{}'", expected, text));
+    }
+    return *value;
+  }
+
+  /// A count such as nodes or devices_per_node: an integer in [1, kMaxCount].
+  static std::uint32_t count(const Located& at) {
+    const std::int64_t v = integer(at, "an integer");
+    if (v < 1) {
+      fail(at, fmt::format("must be at least 1, got {}", v));
+    }
+    if (v > kMaxCount) {
+      fail(at, fmt::format("must be at most {}, got {}", kMaxCount, v));
+    }
+    return static_cast<std::uint32_t>(v);
+  }
+
+  static core::Seconds seconds(const Located& at) {
+    const auto parsed = core::parse_seconds(scalar(at, "a duration like '1.5 us'"));
+    if (!parsed.ok()) {
+      fail(at, parsed.error);
+    }
+    return parsed.value;
+  }
+
+  static core::Bandwidth bandwidth(const Located& at) {
+    const auto parsed = core::parse_bandwidth(scalar(at, "a bandwidth like '25 GB/s'"));
+    if (!parsed.ok()) {
+      fail(at, parsed.error);
+    }
+    return parsed.value;
+  }
+
+  /// A name from a fixed list; `what` names the list in messages ("engine", "topology kind") and
+  /// `expected` describes a valid value ("an engine name").
+  static std::string one_of(const Located& at, std::string_view what, std::string_view expected,
+                            std::span<const std::string_view> valid) {
+    std::string name = scalar(at, expected);
+    if (!contains(valid, name)) {
+      fail(at, core::UnknownNameError(what, name, to_strings(valid)).what());
+    }
+    return name;
+  }
+
+  // ---- sections ------------------------------------------------------------------------------
+
+  core::Scenario scenario(const Located& top) const {
+    if (!top.node.IsMap()) {
+      fail(top, fmt::format("expected a scenario (a map with keys {}), got {}",
+                            fmt::join(kScenarioKeys, ", "), describe(top.node)));
+    }
+    const Fields fields = read_map(top, kScenarioKeys, kScenarioRequired);
+    core::Scenario out;
+    out.file = file_;
+    for (const auto& f : fields.fields) {
+      if (f.key == "name") {
+        out.name = scalar(f.value, "a scenario name");
+        if (out.name.empty()) {
+          fail(f.value, "expected a scenario name, got ''");
+        }
+      } else if (f.key == "description") {
+        out.description = scalar(f.value, "a description");
+      } else if (f.key == "topology") {
+        out.topology = topology(f);
+      } else if (f.key == "studies") {
+        out.studies = studies(f.value);
+      }
+    }
+    return out;
+  }
+
+  core::TopologySpec topology(const Field& section) const {
+    const Located& at = section.value;
+    core::TopologySpec out;
+    out.pos = section.key_pos;
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    // The valid keys depend on the kind, so the kind is read first. Without one, check the keys
+    // against every kind's so that a misspelt 'kind' still gets its "did you mean".
+    const std::optional<Field> kind = find_key(at, "kind");
+    if (!kind) {
+      std::vector<std::string_view> all(kUniformKeys.begin(), kUniformKeys.end());
+      for (const auto key : kClusterKeys) {
+        if (!contains(all, key)) {
+          all.push_back(key);
+        }
+      }
+      (void)read_map(at, all, kTopologyRequired); // throws: 'kind' is missing
+      fail(at, "missing required key 'kind'");
+    }
+    out.kind = one_of(kind->value, "topology kind", "a topology kind", kTopologyKinds);
+    const bool uniform = out.kind == "uniform";
+    const std::span<const std::string_view> own =
+        uniform ? std::span<const std::string_view>(kUniformKeys) : kClusterKeys;
+    const std::span<const std::string_view> other =
+        uniform ? std::span<const std::string_view>(kClusterKeys) : kUniformKeys;
+    const std::string_view other_kind = uniform ? "cluster" : "uniform";
+    const KeyExplainer explain = [&](std::string_view key) -> std::string {
+      if (!contains(other, key)) {
+        return {};
+      }
+      return fmt::format("key '{}' is not valid for a {} topology (it is a {} key)", key, out.kind,
+                         other_kind);
+    };
+    const Fields fields = read_map(at, own, kTopologyRequired, explain);
+
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "kind") {
+        continue;
+      }
+      // The endpoint keys first: every kind shares them.
+      if (k == "overhead") {
+        out.endpoint.overhead = seconds(v);
+      } else if (k == "gap") {
+        out.endpoint.gap = seconds(v);
+      } else if (k == "copy_bandwidth") {
+        out.endpoint.copy_bandwidth = bandwidth(v);
+      } else if (uniform) {
+        if (k == "latency") {
+          out.uniform.latency = seconds(v);
+        } else if (k == "bandwidth") {
+          out.uniform.bandwidth = bandwidth(v);
+        } else if (k == "reduce_bandwidth") {
+          out.uniform.reduce_bandwidth = bandwidth(v);
+        }
+      } else {
+        cluster_key(f, out.cluster);
+      }
+    }
+    if (!uniform) {
+      check_cluster(fields, out.cluster);
+    }
+    return out;
+  }
+
+  static void cluster_key(const Field& f, core::ClusterSpec& c) {
+    const std::string& k = f.key;
+    const Located& v = f.value;
+    if (k == "nodes") {
+      c.nodes = count(v);
+    } else if (k == "devices_per_node") {
+      c.devices_per_node = count(v);
+    } else if (k == "intra_bandwidth") {
+      c.intra_bandwidth = bandwidth(v);
+    } else if (k == "intra_latency") {
+      c.intra_latency = seconds(v);
+    } else if (k == "nics_per_node") {
+      c.nics_per_node = count(v);
+    } else if (k == "nic_bandwidth") {
+      c.nic_bandwidth = bandwidth(v);
+    } else if (k == "nic_latency") {
+      c.nic_latency = seconds(v);
+    } else if (k == "switch_latency") {
+      c.switch_latency = seconds(v);
+    } else if (k == "reduce_bandwidth") {
+      c.reduce_bandwidth = bandwidth(v);
+    }
+  }
+
+  /// Checks between cluster keys, once every key has its value (defaults included).
+  static void check_cluster(const Fields& fields, const core::ClusterSpec& c) {
+    if (c.nics_per_node > c.devices_per_node) {
+      fail(fields.find("nics_per_node")->value,
+           fmt::format("nics_per_node ({}) cannot exceed devices_per_node ({})", c.nics_per_node,
+                       c.devices_per_node));
+    }
+    const std::uint64_t devices = std::uint64_t{c.nodes} * c.devices_per_node;
+    if (devices > static_cast<std::uint64_t>(kMaxCount)) {
+      fail(fields.find("nodes")->value,
+           fmt::format("{} nodes x {} devices_per_node is {} devices; at most {} are supported",
+                       c.nodes, c.devices_per_node, devices, kMaxCount));
+    }
+  }
+
+  std::vector<core::StudySpec> studies(const Located& at) const {
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a list of studies, got {}", describe(at.node)));
+    }
+    if (at.node.size() == 0) {
+      fail(at, "expected at least one study");
+    }
+    std::vector<core::StudySpec> out;
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      out.push_back(study(element(at, i, at.node[i])));
+    }
+    return out;
+  }
+
+  core::StudySpec study(const Located& at) const {
+    const Fields fields = read_map(at, kStudyKeys, kStudyRequired);
+    core::StudySpec out;
+    out.pos = at.pos;
+    out.engine_pos = at.pos;
+    const Field* root = nullptr;
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "name") {
+        out.name = scalar(v, "a study name");
+      } else if (k == "collective") {
+        const std::string name = scalar(v, "a collective name");
+        const auto kind = core::parse_collective(name);
+        if (!kind) {
+          std::vector<std::string> valid;
+          valid.reserve(core::kAllCollectives.size());
+          for (const auto c : core::kAllCollectives) {
+            valid.emplace_back(core::to_string(c));
+          }
+          fail(v, core::UnknownNameError("collective", name, std::move(valid)).what());
+        }
+        out.collective = *kind;
+      } else if (k == "algorithms") {
+        algorithms(v, out);
+      } else if (k == "ranks") {
+        out.ranks = ranks(v);
+        out.ranks_pos = v.pos;
+      } else if (k == "sizes") {
+        out.sizes = sizes(v);
+        out.sizes_pos = v.pos;
+      } else if (k == "root") {
+        root = &f;
+      } else if (k == "engine") {
+        out.engine = one_of(v, "engine", "an engine name", kScenarioEngines);
+        out.engine_pos = v.pos;
+      } else if (k == "params") {
+        params(v, out);
+      }
+    }
+    // The root is checked last: its valid range depends on the rank counts.
+    if (root != nullptr) {
+      const std::int64_t r = integer(root->value, "a root rank (an integer >= 0)");
+      if (r < 0) {
+        fail(root->value, fmt::format("must be at least 0, got {}", r));
+      }
+      const std::uint32_t smallest = *std::min_element(out.ranks.begin(), out.ranks.end());
+      if (r >= smallest) {
+        fail(root->value,
+             fmt::format("root {} is out of range for {} ranks (valid roots are 0..{})", r,
+                         smallest, smallest - 1));
+      }
+      out.root = static_cast<std::uint32_t>(r);
+    }
+    return out;
+  }
+
+  void algorithms(const Located& at, core::StudySpec& out) const {
+    auto one = [&](const Located& name_at) {
+      const std::string name = scalar(name_at, "an algorithm name");
+      if (name.empty()) {
+        fail(name_at, "expected an algorithm name, got ''");
+      }
+      out.algorithms.push_back(name);
+      out.algorithm_pos.push_back(name_at.pos);
+    };
+    if (at.node.IsScalar()) {
+      one(at);
+      return;
+    }
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a list of algorithm names, got {}", describe(at.node)));
+    }
+    if (at.node.size() == 0) {
+      fail(at, "expected at least one algorithm");
+    }
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      one(element(at, i, at.node[i]));
+    }
+  }
+
+  std::vector<std::uint32_t> ranks(const Located& at) const {
+    auto one = [](const Located& v) {
+      const std::int64_t n = integer(v, "a rank count (an integer >= 1)");
+      if (n < 1) {
+        fail(v, fmt::format("a rank count must be at least 1, got {}", n));
+      }
+      if (n > kMaxScenarioRanks) {
+        fail(v, fmt::format("a study can simulate at most {} ranks, got {}", kMaxScenarioRanks, n));
+      }
+      return static_cast<std::uint32_t>(n);
+    };
+    if (at.node.IsScalar()) {
+      return {one(at)};
+    }
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a rank count or a list of rank counts, got {}",
+                           describe(at.node)));
+    }
+    if (at.node.size() == 0) {
+      fail(at, "expected at least one rank count");
+    }
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      out.push_back(one(element(at, i, at.node[i])));
+    }
+    return out;
+  }
+
+  std::vector<core::Bytes> sizes(const Located& at) const {
+    if (at.node.IsScalar()) {
+      auto parsed = core::parse_size_sweep(at.node.Scalar());
+      if (!parsed.ok()) {
+        fail(at, parsed.error);
+      }
+      return std::move(parsed.value);
+    }
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a size sweep like '8B:1GiB:x2' or a list of sizes, got {}",
+                           describe(at.node)));
+    }
+    if (at.node.size() == 0) {
+      fail(at, "expected at least one size");
+    }
+    std::vector<core::Bytes> out;
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      const Located v = element(at, i, at.node[i]);
+      const auto parsed = core::parse_bytes(scalar(v, "a size like '64 KiB'"));
+      if (!parsed.ok()) {
+        fail(v, parsed.error);
+      }
+      out.push_back(parsed.value);
+    }
+    return out;
+  }
+
+  /// Algorithm parameters: names are checked later by the registry, which knows each algorithm's
+  /// parameters; here only the shape (a map of integers or sizes) is.
+  void params(const Located& at, core::StudySpec& out) const {
+    const Fields fields = read_map(at, {}, {});
+    for (const auto& f : fields.fields) {
+      const std::string text = scalar(f.value, "an integer or a size like '64 KiB'");
+      std::int64_t value = 0;
+      if (const auto i = to_integer(text)) {
+        value = *i;
+      } else {
+        const auto parsed = core::parse_bytes(text);
+        if (!parsed.ok() || parsed.value.value > static_cast<std::uint64_t>(
+                                                     std::numeric_limits<std::int64_t>::max())) {
+          fail(f.value, fmt::format("expected an integer or a size like '64 KiB', got '{}'", text));
+        }
+        value = static_cast<std::int64_t>(parsed.value.value);
+      }
+      out.params[f.key] = value;
+      out.param_pos[f.key] = f.key_pos;
+    }
+  }
+
+  std::string file_;
+};
+
+/// Closes a C stream when the reader leaves, whatever the path out.
+struct FileCloser {
+  void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
+} // namespace
+
+core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_name) {
+  return Loader(std::string(file_name)).load(yaml_text);
+}
+
+core::Scenario load_scenario(const std::string& path) {
+  auto cannot_open = [&](int err) {
+    return ScenarioError(
+        SourcePos{path, 0, 0}, "",
+        fmt::format("cannot open scenario file: {}", std::generic_category().message(err)));
+  };
+  // C stdio rather than iostreams: errno after fopen/fread is the reason the user needs to see.
+  errno = 0;
+  const std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
+  if (!file) {
+    throw cannot_open(errno);
+  }
+  std::string text;
+  std::array<char, 65536> buffer{};
+  for (;;) {
+    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
+    text.append(buffer.data(), n);
+    if (n < buffer.size()) {
+      break;
+    }
+  }
+  // A directory opens fine on Linux and fails on the first read (EISDIR).
+  if (std::ferror(file.get()) != 0) {
+    throw cannot_open(errno != 0 ? errno : EIO);
+  }
+  return parse_scenario(text, path);
+}
+
+} // namespace collsim::io

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Set up, build and run collsim on Debian 12.
+#
+#   scripts/bootstrap.sh run    install what is missing, build (release), run the default study
+#   scripts/bootstrap.sh test   install what is missing, build (release), run the whole test suite
+#   scripts/bootstrap.sh build  install what is missing and build only
+#
+# Idempotent: packages already installed are not touched, and an existing build is reused, so a
+# second call costs a few seconds. Environment: COLLSIM_BUILD_DIR (default build/release),
+# COLLSIM_JOBS (default: all cores), CTEST_ARGS (extra ctest arguments, e.g. "-L heavy").
+set -euo pipefail
+
+mode=${1:-run}
+case "$mode" in run | test | build) ;; *)
+  echo "usage: $0 [run|test|build]" >&2
+  exit 2
+  ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${COLLSIM_BUILD_DIR:-$root/build/release}
+jobs=${COLLSIM_JOBS:-$(nproc)}
+
+# Debian 12 packages collsim builds with (see README.md, "Dependencies").
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libboost-graph-dev libeigen3-dev libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  catch2
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]} > 0)); then
+  echo "collsim: installing missing Debian packages: ${missing[*]}" >&2
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build "$build" -j "$jobs"
+
+case "$mode" in
+run)
+  cd "$root"
+  "$build/cli/collsim" run scenarios/default.yaml
+  ;;
+test)
+  # The default suite; heavier suites carry the ctest label "heavy" and are excluded here.
+  ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE heavy ${CTEST_ARGS:-}
+  ;;
+build) ;;
+esac

@@ -1,0 +1,140 @@
+// Conformance over the whole registry (ARCHITECTURE.md, "Extending"): every registered algorithm,
+// on many rank counts and sizes, either refuses with a reason (and generate() throws exactly that)
+// or produces a schedule that passes validate() and check_semantics(). A new algorithm is covered
+// without being named here.
+
+#include "algorithm_test_support.hpp"
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/core/verify.hpp"
+
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+using namespace collsim;
+
+namespace {
+
+std::vector<std::uint32_t> rank_counts() {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t p = 1; p <= 33; ++p) {
+    out.push_back(p);
+  }
+  out.insert(out.end(), {64, 100, 128});
+  return out;
+}
+
+/// A request for `algo`'s collective; rooted collectives get a root other than 0 where there is
+/// one, so root handling is exercised too.
+algorithms::Request request_for(const algorithms::AlgorithmInfo& algo, std::uint32_t p,
+                                std::uint64_t n) {
+  algorithms::Request req = testing::allreduce_request(p, n);
+  req.collective = algo.collective;
+  if (core::has_root(algo.collective)) {
+    req.root = p / 2;
+  }
+  return req;
+}
+
+/// Runs one (algorithm, ranks, bytes) case; returns "" or what went wrong.
+std::string conformance_problem(const algorithms::Registry& reg,
+                                const algorithms::AlgorithmInfo& algo, std::uint32_t p,
+                                std::uint64_t n) {
+  algorithms::Request req = request_for(algo, p, n);
+  const std::string why = reg.refusal(algo, req);
+  if (!why.empty()) {
+    try {
+      (void)reg.generate(algo, request_for(algo, p, n));
+    } catch (const core::UsageError& e) {
+      const std::string expected = fmt::format("{}: {}", algo.name, why);
+      return e.what() == expected
+                 ? std::string{}
+                 : fmt::format("refused with '{}' but generate() threw '{}'", expected, e.what());
+    }
+    return fmt::format("refused with '{}' but generate() did not throw", why);
+  }
+  const core::Schedule s = reg.generate(algo, request_for(algo, p, n));
+  const core::VerifyReport report = core::check_semantics(s);
+  if (!report.ok()) {
+    return report.summary();
+  }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("every registered algorithm implements its collective on 1..33, 64, 100 and 128 ranks",
+          "[algorithms][conformance]") {
+  const algorithms::Registry reg = algorithms::make_default_registry();
+  REQUIRE_FALSE(reg.list().empty());
+  for (const algorithms::AlgorithmInfo* algo : reg.list()) {
+    for (const std::uint32_t p : rank_counts()) {
+      // 0 bytes, 1 byte, fewer bytes than ranks (empty blocks), an odd size whose blocks never
+      // divide evenly, and 1 MiB.
+      for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} - 1,
+                                    std::uint64_t{1000003}, std::uint64_t{1} << 20}) {
+        const std::string problem = conformance_problem(reg, *algo, p, n);
+        if (!problem.empty()) {
+          FAIL_CHECK(fmt::format("{} {} on {} ranks, {} bytes:\n{}",
+                                 core::to_string(algo->collective), algo->name, p, n, problem));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("no registered algorithm lets an operation overwrite bytes an unfinished one still uses",
+          "[algorithms][conformance]") {
+  // check_semantics executes one interleaving; this checks all of them, rank by rank, on sizes
+  // where no block is empty (empty ranges cannot conflict).
+  const algorithms::Registry reg = algorithms::make_default_registry();
+  for (const algorithms::AlgorithmInfo* algo : reg.list()) {
+    for (const std::uint32_t p : rank_counts()) {
+      for (const std::uint64_t n : {std::uint64_t{1000003}, std::uint64_t{4} * p + 3}) {
+        algorithms::Request req = request_for(*algo, p, n);
+        if (!reg.refusal(*algo, req).empty()) {
+          continue;
+        }
+        const std::string race = testing::first_local_race(reg.generate(*algo, req));
+        if (!race.empty()) {
+          FAIL_CHECK(fmt::format("{} {} on {} ranks, {} bytes: {}",
+                                 core::to_string(algo->collective), algo->name, p, n, race));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the race check catches a reduction that overwrites data a send is still reading",
+          "[algorithms][conformance]") {
+  // The check above must be able to fail: this 2-rank exchange reduces into data without waiting
+  // for the send that reads it.
+  core::ScheduleHeader h;
+  h.ranks = 2;
+  h.bytes = core::Bytes{8};
+  h.data_bytes = 8;
+  h.tmp_bytes = 8;
+  core::Schedule s(h);
+  for (core::Rank r = 0; r < 2; ++r) {
+    s.begin_rank(r);
+    s.send(1 - r, {core::Buffer::data, 0, 8});
+    const auto got = s.recv(1 - r, {core::Buffer::tmp, 0, 8});
+    s.reduce({core::Buffer::tmp, 0, 8}, {core::Buffer::data, 0, 8}, {got});
+  }
+  s.finish();
+  CHECK(
+      testing::first_local_race(s) ==
+      "rank 0: l2 (reduce data[0..8)) may overlap l0 (send data[0..8)): no dependency orders them");
+}
+
+TEST_CASE("every registered algorithm round-trips through the schedule text form on 5 ranks",
+          "[algorithms][schedule]") {
+  const algorithms::Registry reg = algorithms::make_default_registry();
+  for (const algorithms::AlgorithmInfo* algo : reg.list()) {
+    INFO(algo->name);
+    const core::Schedule s = reg.generate(*algo, request_for(*algo, 5, 1003));
+    const std::string text = core::print_schedule(s);
+    CHECK(core::parse_schedule(text) == s);
+    CHECK(core::print_schedule(core::parse_schedule(text)) == text);
+  }
+}

@@ -1,0 +1,82 @@
+#include "collsim/analysis/simulate.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/io/scenario_loader.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace collsim;
+
+namespace {
+const char* kTextbook = R"(name: textbook
+topology:
+  kind: uniform
+  latency: 2 us
+  bandwidth: 10 GB/s
+  reduce_bandwidth: 20 GB/s
+studies:
+  - collective: allreduce
+    algorithms: [ring, recursive_doubling]
+    ranks: [4, 8]
+    sizes: 8B:1MiB:x8
+)";
+} // namespace
+
+TEST_CASE("a study runs every algorithm, rank count and size, in a fixed order", "[analysis][study]") {
+  const auto scenario = io::parse_scenario(kTextbook, "textbook.yaml");
+  const auto registry = algorithms::make_default_registry();
+  const auto one = analysis::run_study(scenario, scenario.studies[0], registry, {}, 1);
+  const auto two = analysis::run_study(scenario, scenario.studies[0], registry, {}, 2);
+  // 6 sizes (8 B .. 256 KiB, x8) x 2 rank counts x 2 algorithms.
+  REQUIRE(one.rows.size() == 24);
+  CHECK(one.rows == two.rows);
+  CHECK(one.rows[0].algorithm == "ring");
+  CHECK(one.rows[0].ranks == 4);
+  CHECK(one.rows[0].bytes == core::Bytes{8});
+  CHECK(one.rows[23].algorithm == "recursive_doubling");
+  // Ring at 4 ranks, 8 bytes: 6 steps of 2 us + 2 bytes at 10 GB/s (+ reduce), busbw = algbw * 1.5.
+  CHECK(one.rows[0].time.value == Approx(6 * 2e-6 + 6 * 2 / 10e9 + 3 * 2 / 20e9));
+  CHECK(one.rows[0].busbw.bytes_per_second ==
+        Approx(one.rows[0].algbw.bytes_per_second * 1.5));
+  // Small messages favour recursive doubling (2 steps vs 6), large ones the ring.
+  REQUIRE_FALSE(one.crossovers.empty());
+  CHECK(one.crossovers.front().winner == "recursive_doubling");
+  CHECK(one.crossovers.front().from == core::Bytes{8});
+}
+
+TEST_CASE("an unknown algorithm in a scenario points at its position", "[analysis][study]") {
+  std::string text = kTextbook;
+  text.replace(text.find("recursive_doubling"), 18, "recursive_dubling");
+  const auto scenario = io::parse_scenario(text, "textbook.yaml");
+  const auto registry = algorithms::make_default_registry();
+  try {
+    (void)analysis::run_study(scenario, scenario.studies[0], registry);
+    FAIL("expected an error");
+  } catch (const core::ScenarioError& e) {
+    CHECK(std::string(e.what()).starts_with(
+        "textbook.yaml:9:24: error: studies[0].algorithms[1]: unknown allreduce algorithm "
+        "'recursive_dubling' (did you mean 'recursive_doubling'?)"));
+  }
+}
+
+TEST_CASE("a study asking for more ranks than the cluster has points at its ranks", "[analysis][study]") {
+  const auto scenario = io::parse_scenario(R"(name: small
+topology:
+  kind: cluster
+  nodes: 2
+  devices_per_node: 4
+  intra_bandwidth: 100 GB/s
+  intra_latency: 1 us
+  nic_bandwidth: 25 GB/s
+  nic_latency: 1 us
+studies:
+  - collective: allreduce
+    algorithms: [ring]
+    ranks: [8, 16]
+    sizes: 1KiB
+)",
+                                           "small.yaml");
+  const auto registry = algorithms::make_default_registry();
+  CHECK_THROWS_WITH(analysis::run_study(scenario, scenario.studies[0], registry),
+                    "small.yaml:13:12: error: studies[0].ranks: the cluster has 8 devices (2 nodes "
+                    "x 4) but 16 ranks were requested");
+}

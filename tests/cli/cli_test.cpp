@@ -1,0 +1,161 @@
+// Runs the built `collsim` binary: exit codes, JSON results and error messages as users see them.
+
+#include "collsim/core/schedule.hpp"
+#include "collsim/core/verify.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Output {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs collsim with `args` (shell-quoted by the caller) from the source directory.
+Output run_collsim(const std::string& args) {
+  const std::string err_file = std::string(std::tmpnam(nullptr));
+  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
+                          "' " + args + " 2>'" + err_file + "'";
+  Output o;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    o.out.append(buf.data(), n);
+  }
+  const int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) {
+      o.err.append(buf.data(), n);
+    }
+    std::fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return o;
+}
+
+} // namespace
+
+TEST_CASE("collsim sim prints one JSON object with a results array", "[cli]") {
+  const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --collective allreduce "
+                         "--algorithm ring --ranks 16 --sizes 8B:1GiB:x2 --engine loggp --format json");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const auto j = nlohmann::json::parse(o.out);
+  const auto& results = j.at("results");
+  REQUIRE(results.size() == 28);
+  const auto& last = results.back();
+  CHECK(last.at("collective") == "allreduce");
+  CHECK(last.at("algorithm") == "ring");
+  CHECK(last.at("engine") == "loggp");
+  CHECK(last.at("ranks") == 16);
+  CHECK(last.at("bytes") == 1073741824);
+  // 2(p-1) alpha + 2(p-1)/p n beta + (p-1)/p n gamma with alpha 2 us, 10 GB/s, 20 GB/s.
+  const double n = 1073741824.0;
+  const double t = 30 * 2e-6 + 30.0 / 16 * n / 10e9 + 15.0 / 16 * n / 20e9;
+  CHECK(last.at("time_us").get<double>() == Approx(t * 1e6).epsilon(1e-9));
+  CHECK(last.at("algbw_GBps").get<double>() == Approx(n / t / 1e9).epsilon(1e-9));
+  CHECK(last.at("busbw_GBps").get<double>() == Approx(n / t / 1e9 * 30 / 16).epsilon(1e-9));
+}
+
+TEST_CASE("the analytic engine gives the closed form through the CLI", "[cli]") {
+  const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm rabenseifner "
+                         "--ranks 8 --sizes 1MiB --engine analytic --format csv");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.starts_with("collective,algorithm,engine,ranks,bytes,count,type,root,time_us,"));
+  CHECK(o.out.find("allreduce,rabenseifner,analytic,8,1048576,262144,float,") != std::string::npos);
+}
+
+TEST_CASE("an unknown algorithm exits 2 and suggests the closest name", "[cli]") {
+  const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm rign --ranks 4 --sizes 1KiB");
+  CHECK(o.code == 2);
+  CHECK(o.out.empty());
+  CHECK(o.err == "collsim: error: unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid "
+                 "values are: reduce_bcast, recursive_doubling, ring, rabenseifner\n");
+}
+
+TEST_CASE("bad flag values exit 2 with the flag named", "[cli]") {
+  const auto sizes = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 4 --sizes 1KiB:8B:x2");
+  CHECK(sizes.code == 2);
+  CHECK(sizes.err == "collsim: error: --sizes: size sweep '1KiB:8B:x2' ends before it starts\n");
+  const auto ranks = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 0 --sizes 1KiB");
+  CHECK(ranks.code == 2);
+  CHECK(ranks.err == "collsim: error: --ranks: a collective needs at least 1 rank, got 0\n");
+  const auto missing = run_collsim("sim --ranks 4");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.find("--algorithm is required") != std::string::npos);
+}
+
+TEST_CASE("a broken scenario exits 2 with file:line:column", "[cli]") {
+  const auto o = run_collsim("run tests/data/cli/bad_bandwidth.yaml");
+  CHECK(o.code == 2);
+  CHECK(o.err == "tests/data/cli/bad_bandwidth.yaml:5:14: error: topology.bandwidth: expected a "
+                 "bandwidth like '25 GB/s' or '200 Gb/s', got '10'\n");
+  const auto missing = run_collsim("run tests/data/cli/does_not_exist.yaml");
+  CHECK(missing.code == 2);
+  CHECK(missing.err.starts_with("tests/data/cli/does_not_exist.yaml: error: cannot open scenario file"));
+}
+
+TEST_CASE("collsim run prints a table per study and a crossover summary", "[cli]") {
+  const auto o = run_collsim("run scenarios/textbook.yaml");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("# collsim run: scenario 'textbook'") != std::string::npos);
+  CHECK(o.out.find("algbw") != std::string::npos);
+  CHECK(o.out.find("# Crossover summary") != std::string::npos);
+  CHECK(o.out.find("recursive_doubling") != std::string::npos);
+}
+
+TEST_CASE("collsim schedule prints text that parses back and verifies", "[cli]") {
+  const auto o = run_collsim("schedule --collective allreduce --algorithm ring --ranks 4 --bytes 1MiB");
+  REQUIRE(o.code == 0);
+  const auto s = collsim::core::parse_schedule(o.out);
+  CHECK(s.ranks() == 4);
+  CHECK(s.header().algorithm == "ring");
+  CHECK(s.op_count() == 4 * 4 * 3);
+  CHECK(collsim::core::check_semantics(s).ok());
+}
+
+TEST_CASE("collsim verify checks the registry and exits 0 when all is well", "[cli]") {
+  const auto o = run_collsim("verify --ranks 1..12");
+  INFO(o.err);
+  CHECK(o.code == 0);
+  CHECK(o.out.find("all schedules verified") != std::string::npos);
+  CHECK(o.out.find("rabenseifner") != std::string::npos);
+}
+
+TEST_CASE("collsim algorithms lists names, aliases and costs, as JSON too", "[cli]") {
+  const auto o = run_collsim("algorithms --collective allreduce --format json");
+  REQUIRE(o.code == 0);
+  const auto j = nlohmann::json::parse(o.out);
+  bool found = false;
+  for (const auto& a : j.at("algorithms")) {
+    if (a.at("name") == "ring") {
+      found = true;
+      CHECK(a.at("collective") == "allreduce");
+      CHECK(a.at("cost").get<std::string>().find("(p-1)") != std::string::npos);
+      CHECK(std::find(a.at("aliases").begin(), a.at("aliases").end(), "ompi:4") !=
+            a.at("aliases").end());
+    }
+  }
+  CHECK(found);
+}
+
+TEST_CASE("every command has --help and exits 0", "[cli]") {
+  for (const char* cmd : {"", "run ", "sim ", "algorithms ", "schedule ", "verify "}) {
+    const auto o = run_collsim(std::string(cmd) + "--help");
+    INFO(cmd);
+    CHECK(o.code == 0);
+    CHECK(o.out.find("Usage") != std::string::npos);
+  }
+}

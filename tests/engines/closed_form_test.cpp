@@ -1,0 +1,80 @@
+// On `uniform` with o = g = 0 the loggp engine must reproduce the alpha-beta-gamma closed forms
+// (Thakur, Rabenseifner & Gropp 2005; algorithms.md section 0.2) to 1e-9 relative, for power-of-two
+// rank counts and sizes divisible by the rank count:
+//   ring:                2(p-1) a + 2 (p-1)/p n b + (p-1)/p n g
+//   recursive_doubling:  lg p (a + n b + n g)
+//   rabenseifner:        2 lg p a + 2 (p-1)/p n b + (p-1)/p n g
+// and the analytic engine must give the same numbers from the registry's declared costs.
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/engines/analytic.hpp"
+#include "collsim/engines/loggp.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <bit>
+#include <catch2/catch.hpp>
+#include <functional>
+
+using namespace collsim;
+
+namespace {
+
+constexpr double kAlpha = 2e-6;
+constexpr double kBeta = 1.0 / 10e9;
+constexpr double kGamma = 1.0 / 20e9;
+
+core::Topology textbook(std::uint32_t p) {
+  core::TopologySpec spec;
+  spec.kind = "uniform";
+  spec.uniform.latency = core::Seconds{kAlpha};
+  spec.uniform.bandwidth = core::Bandwidth{1.0 / kBeta};
+  spec.uniform.reduce_bandwidth = core::Bandwidth{1.0 / kGamma};
+  return topologies::build(spec, p);
+}
+
+void check_against(const std::string& name, const std::function<double(double, double)>& formula) {
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(core::CollectiveKind::allreduce, name);
+  for (std::uint32_t p : {2u, 4u, 8u, 16u, 64u}) {
+    for (std::uint64_t n : {std::uint64_t{p} * 8, std::uint64_t{p} * 1024, std::uint64_t{1} << 24}) {
+      algorithms::Request req;
+      req.ranks = p;
+      req.bytes = core::Bytes{n};
+      const auto topo = textbook(p);
+      const double expected = formula(p, static_cast<double>(n));
+      const double simulated =
+          engines::LogGPEngine{}.run(registry.generate(algo, req), topo, {}).time.value;
+      INFO(name << " p=" << p << " n=" << n);
+      CHECK(simulated == Approx(expected).epsilon(1e-9));
+      const auto cost = registry.cost(algo, req);
+      REQUIRE(cost.has_value());
+      const auto abg = engines::alpha_beta_gamma(topo, p);
+      CHECK(engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes).value ==
+            Approx(expected).epsilon(1e-9));
+    }
+  }
+}
+
+} // namespace
+
+TEST_CASE("loggp equals the closed form of ring allreduce on uniform", "[engines][closed-form]") {
+  check_against("ring", [](double p, double n) {
+    return 2 * (p - 1) * kAlpha + 2 * (p - 1) / p * n * kBeta + (p - 1) / p * n * kGamma;
+  });
+}
+
+TEST_CASE("loggp equals the closed form of recursive doubling allreduce on uniform",
+          "[engines][closed-form]") {
+  check_against("recursive_doubling", [](double p, double n) {
+    const double lg = std::countr_zero(static_cast<unsigned>(p));
+    return lg * (kAlpha + n * kBeta + n * kGamma);
+  });
+}
+
+TEST_CASE("loggp equals the closed form of Rabenseifner allreduce on uniform",
+          "[engines][closed-form]") {
+  check_against("rabenseifner", [](double p, double n) {
+    const double lg = std::countr_zero(static_cast<unsigned>(p));
+    return 2 * lg * kAlpha + 2 * (p - 1) / p * n * kBeta + (p - 1) / p * n * kGamma;
+  });
+}

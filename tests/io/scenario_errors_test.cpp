@@ -1,0 +1,168 @@
+// One file per error message under tests/data/scenarios_bad/: each must be rejected with exactly
+// the text below (file:line:col: error: yaml.path: message), so that a changed message or a lost
+// position is a visible diff here rather than a surprise for users.
+
+#include "collsim/core/errors.hpp"
+#include "collsim/io/scenario_loader.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+using collsim::core::ScenarioError;
+using collsim::io::load_scenario;
+
+std::string bad_dir() {
+  return std::string(COLLSIM_TEST_DATA_DIR) + "/scenarios_bad";
+}
+
+struct BadScenario {
+  const char* file;
+  const char* message; ///< what() without the directory in front of the file name
+};
+
+// clang-format off
+std::vector<BadScenario> bad_scenarios() {
+  return {
+  // Unknown, misplaced and repeated keys.
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, description, topology, studies"},
+  {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
+  {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, ranks, sizes, root, engine, params"},
+  {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
+  {"cluster_key_in_uniform_topology.yaml", "cluster_key_in_uniform_topology.yaml:7:3: error: topology.nic_bandwidth: key 'nic_bandwidth' is not valid for a uniform topology (it is a cluster key); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
+  {"uniform_key_in_cluster_topology.yaml", "uniform_key_in_cluster_topology.yaml:6:3: error: topology.latency: key 'latency' is not valid for a cluster topology (it is a uniform key); valid keys are: kind, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, reduce_bandwidth, overhead, gap, copy_bandwidth"},
+  {"topology_key_without_kind.yaml", "topology_key_without_kind.yaml:4:3: error: topology.knd: unknown key 'knd' (did you mean 'kind'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency"},
+  {"duplicate_key.yaml", "duplicate_key.yaml:7:3: error: topology.bandwidth: duplicate key 'bandwidth' (first given on line 6)"},
+  {"non_scalar_key.yaml", "non_scalar_key.yaml:7:3: error: topology: expected a key name, got a list"},
+  // Missing required keys: reported at the start of the map that lacks them.
+  {"missing_name.yaml", "missing_name.yaml:2:1: error: missing required key 'name'"},
+  {"missing_topology.yaml", "missing_topology.yaml:2:1: error: missing required key 'topology'"},
+  {"missing_topology_kind.yaml", "missing_topology_kind.yaml:4:3: error: topology: missing required key 'kind'"},
+  {"missing_studies.yaml", "missing_studies.yaml:2:1: error: missing required key 'studies'"},
+  {"missing_study_collective.yaml", "missing_study_collective.yaml:8:5: error: studies[0]: missing required key 'collective'"},
+  {"missing_study_algorithms.yaml", "missing_study_algorithms.yaml:8:5: error: studies[0]: missing required key 'algorithms'"},
+  {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
+  {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
+  // Wrong types and shapes.
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, description, topology, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, description, topology, studies), got a list"},
+  {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
+  {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
+  {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
+  {"topology_is_a_list.yaml", "topology_is_a_list.yaml:4:3: error: topology: expected a map, got a list"},
+  {"studies_is_a_map.yaml", "studies_is_a_map.yaml:8:3: error: studies: expected a list of studies, got a map"},
+  {"study_is_a_string.yaml", "study_is_a_string.yaml:8:5: error: studies[0]: expected a map, got 'allreduce'"},
+  {"collective_is_a_list.yaml", "collective_is_a_list.yaml:8:17: error: studies[0].collective: expected a collective name, got a list"},
+  {"algorithms_is_a_map.yaml", "algorithms_is_a_map.yaml:9:17: error: studies[0].algorithms: expected a list of algorithm names, got a map"},
+  {"algorithm_is_a_map.yaml", "algorithm_is_a_map.yaml:9:24: error: studies[0].algorithms[1]: expected an algorithm name, got a map"},
+  {"empty_algorithm_name.yaml", "empty_algorithm_name.yaml:9:24: error: studies[0].algorithms[1]: expected an algorithm name, got ''"},
+  {"ranks_is_a_map.yaml", "ranks_is_a_map.yaml:10:12: error: studies[0].ranks: expected a rank count or a list of rank counts, got a map"},
+  {"rank_not_an_integer.yaml", "rank_not_an_integer.yaml:10:16: error: studies[0].ranks[1]: expected a rank count (an integer >= 1), got '8.5'"},
+  {"sizes_is_a_map.yaml", "sizes_is_a_map.yaml:11:12: error: studies[0].sizes: expected a size sweep like '8B:1GiB:x2' or a list of sizes, got a map"},
+  {"root_not_an_integer.yaml", "root_not_an_integer.yaml:12:11: error: studies[0].root: expected a root rank (an integer >= 0), got 'first'"},
+  {"params_is_a_list.yaml", "params_is_a_list.yaml:12:13: error: studies[0].params: expected a map, got a list"},
+  {"param_value_not_a_number.yaml", "param_value_not_a_number.yaml:12:28: error: studies[0].params.segment_size: expected an integer or a size like '64 KiB', got 'big'"},
+  {"param_value_is_a_list.yaml", "param_value_is_a_list.yaml:12:28: error: studies[0].params.segment_size: expected an integer or a size like '64 KiB', got a list"},
+  {"empty_bandwidth.yaml", "empty_bandwidth.yaml:6:3: error: topology.bandwidth: expected a bandwidth like '25 GB/s', got nothing"},
+  // Units: the text comes from core's unit parsers.
+  {"bandwidth_without_unit.yaml", "bandwidth_without_unit.yaml:6:14: error: topology.bandwidth: expected a bandwidth like '25 GB/s' or '200 Gb/s', got '10'"},
+  {"latency_without_unit.yaml", "latency_without_unit.yaml:5:12: error: topology.latency: expected a duration like '1.5 us', '200 ns' or '2 ms', got '2'"},
+  {"zero_bandwidth.yaml", "zero_bandwidth.yaml:6:14: error: topology.bandwidth: a bandwidth must be positive, got '0 GB/s'"},
+  {"negative_latency.yaml", "negative_latency.yaml:5:12: error: topology.latency: a duration cannot be negative, got '-1 us'"},
+  {"negative_nic_bandwidth.yaml", "negative_nic_bandwidth.yaml:5:18: error: topology.nic_bandwidth: a bandwidth must be positive, got '-25 GB/s'"},
+  {"bad_size_sweep_factor.yaml", "bad_size_sweep_factor.yaml:11:12: error: studies[0].sizes: size sweep factor must be an integer of at least 2 ('x2'), got 'x1'"},
+  {"bad_size_in_list.yaml", "bad_size_in_list.yaml:11:20: error: studies[0].sizes[1]: expected a size like '64 KiB', '1 MB' or '8 B', got '1 KiBs'"},
+  // Counts out of range.
+  {"zero_ranks.yaml", "zero_ranks.yaml:10:13: error: studies[0].ranks[0]: a rank count must be at least 1, got 0"},
+  {"too_many_ranks.yaml", "too_many_ranks.yaml:10:12: error: studies[0].ranks: a study can simulate at most 16777216 ranks, got 16777217"},
+  {"zero_devices_per_node.yaml", "zero_devices_per_node.yaml:5:21: error: topology.devices_per_node: must be at least 1, got 0"},
+  {"zero_nics_per_node.yaml", "zero_nics_per_node.yaml:6:18: error: topology.nics_per_node: must be at least 1, got 0"},
+  {"more_nics_than_devices.yaml", "more_nics_than_devices.yaml:6:18: error: topology.nics_per_node: nics_per_node (4) cannot exceed devices_per_node (2)"},
+  {"nodes_not_an_integer.yaml", "nodes_not_an_integer.yaml:5:10: error: topology.nodes: expected an integer, got 'two'"},
+  {"too_many_nodes.yaml", "too_many_nodes.yaml:5:10: error: topology.nodes: must be at most 16777216, got 20000000"},
+  {"too_many_devices.yaml", "too_many_devices.yaml:5:10: error: topology.nodes: 100000 nodes x 1000 devices_per_node is 100000000 devices; at most 16777216 are supported"},
+  {"negative_root.yaml", "negative_root.yaml:12:11: error: studies[0].root: must be at least 0, got -1"},
+  {"root_out_of_range.yaml", "root_out_of_range.yaml:12:11: error: studies[0].root: root 8 is out of range for 8 ranks (valid roots are 0..7)"},
+  // Unknown names.
+  {"unknown_collective.yaml", "unknown_collective.yaml:8:17: error: studies[0].collective: unknown collective 'allreduc' (did you mean 'allreduce'?); valid values are: allreduce, reduce, bcast, allgather, reduce_scatter, alltoall, gather, scatter, barrier"},
+  {"unknown_topology_kind.yaml", "unknown_topology_kind.yaml:4:9: error: topology.kind: unknown topology kind 'torus'; valid values are: uniform, cluster"},
+  {"unknown_engine.yaml", "unknown_engine.yaml:12:13: error: studies[0].engine: unknown engine 'logp' (did you mean 'loggp'?); valid values are: loggp, analytic, simgrid"},
+  // Empty lists.
+  {"empty_studies.yaml", "empty_studies.yaml:7:10: error: studies: expected at least one study"},
+  {"empty_algorithms.yaml", "empty_algorithms.yaml:9:17: error: studies[0].algorithms: expected at least one algorithm"},
+  {"empty_ranks.yaml", "empty_ranks.yaml:10:12: error: studies[0].ranks: expected at least one rank count"},
+  {"empty_sizes.yaml", "empty_sizes.yaml:11:12: error: studies[0].sizes: expected at least one size"},
+  // YAML syntax, reported with yaml-cpp's own message and position.
+  {"invalid_yaml.yaml", "invalid_yaml.yaml:10:10: error: invalid YAML: end of sequence flow not found"},
+  };
+}
+// clang-format on
+
+std::string message_of(const std::string& path) {
+  try {
+    (void)load_scenario(path);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "(loaded without error)";
+}
+
+} // namespace
+
+TEST_CASE("every bad scenario is rejected with its exact message", "[io][scenario][errors]") {
+  for (const auto& bad : bad_scenarios()) {
+    INFO("file: " << bad.file);
+    CHECK(message_of(bad_dir() + "/" + bad.file) == bad_dir() + "/" + bad.message);
+  }
+}
+
+TEST_CASE("every file in scenarios_bad has an expected message and every message a file",
+          "[io][scenario][errors]") {
+  std::set<std::string> on_disk;
+  for (const auto& entry : std::filesystem::directory_iterator(bad_dir())) {
+    on_disk.insert(entry.path().filename().string());
+  }
+  std::set<std::string> expected;
+  for (const auto& bad : bad_scenarios()) {
+    CHECK(expected.insert(bad.file).second); // listed once
+  }
+  CHECK(on_disk == expected);
+}
+
+TEST_CASE("a scenario error exposes its position, path and message separately",
+          "[io][scenario][errors]") {
+  const std::string path = bad_dir() + "/unknown_engine.yaml";
+  try {
+    (void)load_scenario(path);
+    FAIL("the scenario loaded");
+  } catch (const ScenarioError& e) {
+    CHECK(e.pos() == collsim::core::SourcePos{path, 12, 13});
+    CHECK(e.yaml_path() == "studies[0].engine");
+    CHECK(e.message() == "unknown engine 'logp' (did you mean 'loggp'?); valid values are: loggp, "
+                         "analytic, simgrid");
+    CHECK(e.is_input_error());
+  }
+}
+
+TEST_CASE("a scenario file that does not exist is reported with the system's reason",
+          "[io][scenario][errors]") {
+  const std::string path = bad_dir() + "/no_such_file.yaml";
+  CHECK(message_of(path) == path + ": error: cannot open scenario file: No such file or directory");
+}
+
+TEST_CASE("a directory given as a scenario file is reported, not read as empty",
+          "[io][scenario][errors]") {
+  CHECK(message_of(bad_dir()) == bad_dir() + ": error: cannot open scenario file: Is a directory");
+}
+
+TEST_CASE("parse_scenario uses the given file name in messages", "[io][scenario][errors]") {
+  CHECK_THROWS_WITH(collsim::io::parse_scenario("name: [", "inline.yaml"),
+                    Catch::Matchers::StartsWith("inline.yaml:1:"));
+  CHECK_THROWS_WITH(collsim::io::parse_scenario("name: x\n", "inline.yaml"),
+                    "inline.yaml:1:1: error: missing required key 'topology'");
+}
