@@ -17,12 +17,9 @@ struct OpCounts {
   std::uint64_t deps = 0;
 };
 
-/// The schedule IR numbers operations and dependencies with 32-bit ids (core/schedule.hpp):
-/// Schedule::add accepts at most 2^32 - 2 operations and the dependency index is 32 bits wide.
-inline constexpr std::uint64_t kMaxOps = 0xfffffffeULL;
-inline constexpr std::uint64_t kMaxDeps = 0xffffffffULL;
-
-/// "" when a schedule of this size fits the IR, else the reason it does not (for check()).
+/// "" when a schedule of this size fits the IR (at most core::Schedule::kMaxOps operations), else
+/// the reason it does not. Generators call it from check(), so an oversized request is refused
+/// before anything is allocated.
 std::string size_limit_refusal(const OpCounts& counts);
 
 /// ceil(lg p) for p >= 1: the number of rounds of a binomial tree over p ranks.

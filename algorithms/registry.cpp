@@ -99,8 +99,24 @@ const AlgorithmInfo& Registry::find(core::CollectiveKind c, std::string_view nam
       valid.push_back(a.name);
     }
   }
+  if (valid.empty()) {
+    throw core::UsageError(fmt::format("no {} algorithms are available yet (collsim has: {})",
+                                       core::to_string(c),
+                                       fmt::join(collectives_with_algorithms(), ", ")));
+  }
   throw core::UnknownNameError(fmt::format("{} algorithm", core::to_string(c)), name,
                                std::move(valid));
+}
+
+std::vector<std::string> Registry::collectives_with_algorithms() const {
+  std::vector<std::string> out;
+  for (auto c : core::kAllCollectives) {
+    if (std::any_of(algorithms_.begin(), algorithms_.end(),
+                    [c](const AlgorithmInfo& a) { return a.collective == c; })) {
+      out.emplace_back(core::to_string(c));
+    }
+  }
+  return out;
 }
 
 std::vector<const AlgorithmInfo*> Registry::list(std::optional<core::CollectiveKind> c) const {

@@ -44,11 +44,12 @@ void run_case(const std::string& label, const std::string& algorithm, std::uint3
   const auto t2 = clock::now();
   const double gen = std::chrono::duration<double>(t1 - t0).count();
   const double sim = std::chrono::duration<double>(t2 - t1).count();
-  fmt::print("{:<10} {:>9} ranks {:>12} ops  generate {:6.2f} s  simulate {:6.2f} s  total {:6.2f} s"
-             "  engine {:5.1f} Mops/s  schedule {:5.2f} GB  peak RSS {:5.2f} GB  (simulated {:.3f} ms)\n",
-             label, ranks, s.op_count(), gen, sim, gen + sim,
-             static_cast<double>(s.op_count()) / sim / 1e6, static_cast<double>(s.memory_bytes()) / 1e9,
-             peak_rss_gb(), res.time.value * 1e3);
+  fmt::print(
+      "{:<10} {:>9} ranks {:>12} ops  generate {:6.2f} s  simulate {:6.2f} s  total {:6.2f} s"
+      "  engine {:5.1f} Mops/s  schedule {:5.2f} GB  peak RSS {:5.2f} GB  (simulated {:.3f} ms)\n",
+      label, ranks, s.op_count(), gen, sim, gen + sim,
+      static_cast<double>(s.op_count()) / sim / 1e6, static_cast<double>(s.memory_bytes()) / 1e9,
+      peak_rss_gb(), res.time.value * 1e3);
 }
 
 } // namespace

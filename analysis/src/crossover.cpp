@@ -27,9 +27,8 @@ std::vector<CrossoverRange> crossovers(const std::vector<core::ResultRow>& rows)
           second = p;
         }
       }
-      const double speedup = second != nullptr && best->time.value > 0
-                                 ? second->time.value / best->time.value
-                                 : 0.0;
+      const double speedup =
+          second != nullptr && best->time.value > 0 ? second->time.value / best->time.value : 0.0;
       if (!out.empty() && out.back().collective == std::get<0>(key) &&
           out.back().ranks == std::get<1>(key) && out.back().winner == best->algorithm) {
         CrossoverRange& cur = out.back();

@@ -14,7 +14,9 @@
 
 namespace collsim::analysis {
 
-std::vector<std::string> engine_names() { return {"loggp", "analytic"}; }
+std::vector<std::string> engine_names() {
+  return {"loggp", "analytic"};
+}
 
 void check_engine(std::string_view engine) {
   const auto names = engine_names();
@@ -23,19 +25,19 @@ void check_engine(std::string_view engine) {
   }
 }
 
-core::ResultRow simulate(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
-                         const core::Topology& topology, std::string_view engine,
-                         const algorithms::Request& request, core::RunResult* run,
-                         const core::RunOptions& options) {
+core::ResultRow simulate(const algorithms::Registry& registry,
+                         const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
+                         std::string_view engine, const algorithms::Request& request,
+                         core::RunResult* run, const core::RunOptions& options) {
   check_engine(engine);
   core::Seconds time;
   if (engine == "analytic") {
     const auto cost = registry.cost(algo, request);
     if (!cost) {
-      throw core::UsageError(fmt::format(
-          "{}: no closed-form cost for {} ranks and {} bytes{}; use --engine loggp", algo.name,
-          request.ranks, request.bytes.value,
-          algo.cost_formula.empty() ? " (the algorithm declares none)" : ""));
+      throw core::UsageError(
+          fmt::format("{}: no closed-form cost for {} ranks and {} bytes{}; use --engine loggp",
+                      algo.name, request.ranks, request.bytes.value,
+                      algo.cost_formula.empty() ? " (the algorithm declares none)" : ""));
     }
     const auto abg = engines::alpha_beta_gamma(topology, request.ranks);
     time = engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes);
@@ -70,7 +72,8 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     try {
       algos.push_back(&registry.find(study.collective, study.algorithms[i]));
     } catch (const core::UnknownNameError& e) {
-      const core::SourcePos pos = i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
+      const core::SourcePos pos =
+          i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
       if (pos.file.empty()) {
         throw; // not from a file (e.g. the command line): the plain message says it all
       }
@@ -122,12 +125,13 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         probe.bytes = n;
         const std::string why = registry.refusal(*a, probe);
         if (!why.empty()) {
-          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: {}", a->name, p, n.value, why));
+          out.skipped.push_back(
+              fmt::format("{} at {} ranks, {} bytes: {}", a->name, p, n.value, why));
           continue;
         }
         if (study.engine == "analytic" && !registry.cost(*a, probe)) {
-          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name,
-                                            p, n.value));
+          out.skipped.push_back(
+              fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name, p, n.value));
           continue;
         }
         points.push_back({a, p, n});
@@ -174,7 +178,8 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     }
   };
   unsigned n_threads = threads != 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
-  n_threads = static_cast<unsigned>(std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
+  n_threads = static_cast<unsigned>(
+      std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < n_threads; ++t) {

@@ -39,7 +39,8 @@ std::vector<std::uint32_t> parse_ranks(const std::string& text, const std::strin
       factor = parse_uint(rest.substr(colon + 2), option, text);
       rest = rest.substr(0, colon);
       if (factor < 2) {
-        throw core::UsageError(fmt::format("{}: the factor in '{}' must be at least 2", option, text));
+        throw core::UsageError(
+            fmt::format("{}: the factor in '{}' must be at least 2", option, text));
       }
     }
     const std::uint64_t lo = parse_uint(std::string_view(text).substr(0, dots), option, text);
@@ -60,7 +61,8 @@ std::vector<std::uint32_t> parse_ranks(const std::string& text, const std::strin
       if (comma == std::string::npos) {
         comma = text.size();
       }
-      values.push_back(parse_uint(std::string_view(text).substr(start, comma - start), option, text));
+      values.push_back(
+          parse_uint(std::string_view(text).substr(start, comma - start), option, text));
       start = comma + 1;
     }
   }
@@ -107,8 +109,8 @@ std::map<std::string, std::int64_t> parse_params(const std::vector<std::string>&
     if (ec != std::errc{} || ptr != value.data() + value.size()) {
       const auto size = core::parse_bytes(value);
       if (!size.ok()) {
-        throw core::UsageError(
-            fmt::format("--param {}: expected an integer or a size, got '{}'", item.substr(0, eq), value));
+        throw core::UsageError(fmt::format("--param {}: expected an integer or a size, got '{}'",
+                                           item.substr(0, eq), value));
       }
       v = static_cast<std::int64_t>(size.value.value);
     }
@@ -149,11 +151,10 @@ std::string format_crossovers(const std::vector<analysis::CrossoverRange>& range
                                 "to", "fastest", "runner-up", "speedup");
   for (const auto& r : ranges) {
     const std::string speed =
-        r.runner_up.empty()
-            ? std::string("-")
-            : (r.min_speedup == r.max_speedup ? fmt::format("{:.2f}x", r.min_speedup)
-                                              : fmt::format("{:.2f}x-{:.2f}x", r.min_speedup,
-                                                            r.max_speedup));
+        r.runner_up.empty() ? std::string("-")
+                            : (r.min_speedup == r.max_speedup
+                                   ? fmt::format("{:.2f}x", r.min_speedup)
+                                   : fmt::format("{:.2f}x-{:.2f}x", r.min_speedup, r.max_speedup));
     out += fmt::format("  {:>6}  {:>12}  {:>12}  {:<22}  {:<22}  {}\n", r.ranks,
                        core::format_bytes(r.from), core::format_bytes(r.to), r.winner,
                        r.runner_up.empty() ? "-" : r.runner_up, speed);

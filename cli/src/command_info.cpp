@@ -108,7 +108,8 @@ void add_schedule(CLI::App& app) {
   cmd->add_option("--collective", a->collective, "Collective")->capture_default_str();
   cmd->add_option("--algorithm", a->algorithm, "Algorithm name or alias")->required();
   cmd->add_option("--ranks", a->ranks, "Number of ranks")->capture_default_str();
-  cmd->add_option("--bytes", a->bytes, "Message size (nccl-tests convention)")->capture_default_str();
+  cmd->add_option("--bytes", a->bytes, "Message size (nccl-tests convention)")
+      ->capture_default_str();
   cmd->add_option("--root", a->root, "Root rank")->capture_default_str();
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
@@ -145,7 +146,8 @@ void add_verify(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--collective", a->collective, "Only this collective (default: all)");
-  cmd->add_option("--algorithm", a->algorithm, "Only this algorithm (needs --collective unless allreduce)");
+  cmd->add_option("--algorithm", a->algorithm,
+                  "Only this algorithm (needs --collective unless allreduce)");
   cmd->add_option("--ranks", a->ranks, "Rank counts: 1..64, 8,16,100, ...")->capture_default_str();
   cmd->add_option("--sizes", a->sizes,
                   "Sizes to check (default: 0, 1, ranks-1, 4 KiB and 1000003 bytes)");
@@ -153,7 +155,8 @@ void add_verify(CLI::App& app) {
     const auto registry = algorithms::make_default_registry();
     std::vector<const algorithms::AlgorithmInfo*> algos;
     if (!a->algorithm.empty()) {
-      const auto c = core::collective_from_name(a->collective.empty() ? "allreduce" : a->collective);
+      const auto c =
+          core::collective_from_name(a->collective.empty() ? "allreduce" : a->collective);
       algos.push_back(&registry.find(c, a->algorithm));
     } else if (!a->collective.empty()) {
       algos = registry.list(core::collective_from_name(a->collective));

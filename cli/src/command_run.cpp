@@ -42,14 +42,15 @@ std::string study_title(std::size_t index, const core::StudySpec& st) {
 }
 
 /// Runs studies and prints them in the chosen format.
-void run_and_print(const core::Scenario& scenario, const OutputOptions& o) {
+void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
+                   std::string_view command) {
   const Format format = parse_format(o.format);
   const algorithms::Registry registry = algorithms::make_default_registry();
   std::vector<core::ResultRow> all_rows;
   std::vector<analysis::CrossoverRange> all_cross;
   std::string text;
   if (format == Format::table) {
-    text += fmt::format("# collsim run: scenario '{}'{}, topology {}\n", scenario.name,
+    text += fmt::format("# collsim {}: scenario '{}'{}, topology {}\n", command, scenario.name,
                         scenario.file.empty() ? "" : fmt::format(" ({})", scenario.file),
                         scenario.topology.kind);
   }
@@ -87,20 +88,21 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o) {
 } // namespace
 
 void add_run(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run", "Run every study of a scenario (default: scenarios/default.yaml)");
+  auto* cmd =
+      app.add_subcommand("run", "Run every study of a scenario (default: scenarios/default.yaml)");
   auto scenario_path = std::make_shared<std::string>();
   auto out = std::make_shared<OutputOptions>();
   cmd->add_option("scenario", *scenario_path, "Scenario YAML file");
   add_output_options(cmd, *out);
   cmd->callback([scenario_path, out] {
     const std::string path = scenario_path->empty() ? default_scenario_path() : *scenario_path;
-    run_and_print(io::load_scenario(path), *out);
+    run_and_print(io::load_scenario(path), *out, "run");
   });
 }
 
 void add_sim(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "sim", "Simulate algorithms of one collective over rank counts and sizes");
+  auto* cmd =
+      app.add_subcommand("sim", "Simulate algorithms of one collective over rank counts and sizes");
   struct Args {
     std::string scenario;
     std::string collective = "allreduce";
@@ -143,11 +145,12 @@ void add_sim(CLI::App& app) {
     study.params = parse_params(a->params);
     for (auto p : study.ranks) {
       if (study.root >= p) {
-        throw core::UsageError(fmt::format("--root {} does not exist with {} ranks", study.root, p));
+        throw core::UsageError(
+            fmt::format("--root {} does not exist with {} ranks", study.root, p));
       }
     }
     scenario.studies = {study};
-    run_and_print(scenario, a->out);
+    run_and_print(scenario, a->out, "sim");
   });
 }
 

@@ -16,8 +16,8 @@ std::string to_string(const SourcePos& pos) {
 }
 
 ScenarioError::ScenarioError(SourcePos pos, std::string yaml_path, std::string message)
-    : Error(fmt::format("{}: error: {}{}{}", to_string(pos), yaml_path, yaml_path.empty() ? "" : ": ",
-                        message)),
+    : Error(fmt::format("{}: error: {}{}{}", to_string(pos), yaml_path,
+                        yaml_path.empty() ? "" : ": ", message)),
       pos_(std::move(pos)), yaml_path_(std::move(yaml_path)), message_(std::move(message)) {}
 
 LogParseError::LogParseError(SourcePos pos, const std::string& message)

@@ -14,9 +14,9 @@ ResultRow make_result_row(CollectiveKind c, std::string algorithm, std::string e
   r.bytes = bytes;
   r.root = root;
   constexpr std::uint64_t kFloat = 4;
-  const bool per_rank_count = c == CollectiveKind::allgather || c == CollectiveKind::reduce_scatter ||
-                              c == CollectiveKind::alltoall || c == CollectiveKind::gather ||
-                              c == CollectiveKind::scatter;
+  const bool per_rank_count =
+      c == CollectiveKind::allgather || c == CollectiveKind::reduce_scatter ||
+      c == CollectiveKind::alltoall || c == CollectiveKind::gather || c == CollectiveKind::scatter;
   r.count = per_rank_count && ranks > 0 ? bytes.value / kFloat / ranks : bytes.value / kFloat;
   r.time = time;
   r.algbw = algorithm_bandwidth(bytes, time);

@@ -36,20 +36,16 @@ Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)) {
 }
 
 std::size_t Schedule::memory_bytes() const {
-  return kind_.capacity() * sizeof(std::uint8_t) + arg_.capacity() * sizeof(std::uint32_t) +
-         offset_.capacity() * sizeof(std::uint64_t) + length_.capacity() * sizeof(std::uint32_t) +
-         dep_begin_.capacity() * sizeof(std::uint32_t) + deps_.capacity() * sizeof(std::uint32_t) +
-         rank_begin_.capacity() * sizeof(OpId) + local_sources_.capacity() * sizeof(LocalSource) +
+  return ops_.capacity() * sizeof(PackedOp) + offset_.capacity() * sizeof(std::uint64_t) +
+         extra_deps_.capacity() * sizeof(std::uint32_t) + rank_begin_.capacity() * sizeof(OpId) +
+         local_sources_.capacity() * sizeof(LocalSource) +
          long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>);
 }
 
-void Schedule::reserve(std::size_t ops, std::size_t deps) {
-  kind_.reserve(ops);
-  arg_.reserve(ops);
+void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
+  // Single dependencies live inline; only lists of two or more use extra_deps_, grown on demand.
+  ops_.reserve(ops);
   offset_.reserve(ops);
-  length_.reserve(ops);
-  dep_begin_.reserve(ops + 1);
-  deps_.reserve(deps);
 }
 
 void Schedule::check_building(const char* what) const {
@@ -61,11 +57,11 @@ void Schedule::check_building(const char* what) const {
 void Schedule::begin_rank(Rank rank) {
   check_building("begin_rank");
   if (rank != next_rank_ || rank >= header_.ranks) {
-    throw InternalError(fmt::format("Schedule::begin_rank({}) out of order (expected {} of {})", rank,
-                                    next_rank_, header_.ranks));
+    throw InternalError(fmt::format("Schedule::begin_rank({}) out of order (expected {} of {})",
+                                    rank, next_rank_, header_.ranks));
   }
   if (rank > 0) {
-    rank_begin_.push_back(static_cast<OpId>(kind_.size()));
+    rank_begin_.push_back(static_cast<OpId>(ops_.size()));
   }
   ++next_rank_;
 }
@@ -76,27 +72,37 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
   if (next_rank_ == 0) {
     throw InternalError("Schedule::add before begin_rank");
   }
-  if (kind_.size() >= std::numeric_limits<OpId>::max() - 1) {
-    throw UsageError("schedule too large: more than 4 billion operations");
+  if (ops_.size() >= kMaxOps) {
+    throw UsageError("schedule too large: more than 2^30 operations");
   }
-  const auto id = static_cast<OpId>(kind_.size());
-  kind_.push_back(static_cast<std::uint8_t>(static_cast<unsigned>(kind) |
-                                            (static_cast<unsigned>(target.buffer) << 4)));
+  if (deps.size() >= (1U << 24)) {
+    throw UsageError("an operation cannot depend on more than 16 million others");
+  }
+  const auto id = static_cast<OpId>(ops_.size());
+  PackedOp o{};
+  o.kind = static_cast<unsigned>(kind) | (static_cast<unsigned>(target.buffer) << 4);
   if (kind == OpKind::reduce || kind == OpKind::copy) {
-    arg_.push_back(static_cast<std::uint32_t>(local_sources_.size()));
+    o.arg = static_cast<std::uint32_t>(local_sources_.size());
     local_sources_.push_back({source.offset, source.buffer});
   } else {
-    arg_.push_back(peer);
+    o.arg = peer;
   }
-  offset_.push_back(target.offset);
   if (target.length >= kLongLength) {
-    length_.push_back(kLongLength);
+    o.length = kLongLength;
     long_lengths_.emplace_back(id, target.length);
   } else {
-    length_.push_back(static_cast<std::uint32_t>(target.length));
+    o.length = static_cast<std::uint32_t>(target.length);
   }
-  deps_.insert(deps_.end(), deps.begin(), deps.end());
-  dep_begin_.push_back(static_cast<std::uint32_t>(deps_.size()));
+  o.ndeps = static_cast<std::uint32_t>(deps.size()) & 0xffffffU; // < 2^24, checked above
+  if (deps.size() == 1) {
+    o.dep = deps[0];
+  } else if (deps.size() > 1) {
+    o.dep = static_cast<std::uint32_t>(extra_deps_.size());
+    extra_deps_.insert(extra_deps_.end(), deps.begin(), deps.end());
+  }
+  dep_total_ += deps.size();
+  ops_.push_back(o);
+  offset_.push_back(target.offset);
   return id - rank_begin_.back();
 }
 
@@ -124,13 +130,13 @@ void Schedule::finish() {
   while (next_rank_ < header_.ranks) {
     begin_rank(next_rank_);
   }
-  rank_begin_.push_back(static_cast<OpId>(kind_.size()));
+  rank_begin_.push_back(static_cast<OpId>(ops_.size()));
   finished_ = true;
 }
 
 std::uint64_t Schedule::length(OpId id) const {
-  if (length_[id] != kLongLength) {
-    return length_[id];
+  if (ops_[id].length != kLongLength) {
+    return ops_[id].length;
   }
   auto it = std::lower_bound(long_lengths_.begin(), long_lengths_.end(), id,
                              [](const auto& p, OpId v) { return p.first < v; });
@@ -138,7 +144,7 @@ std::uint64_t Schedule::length(OpId id) const {
 }
 
 Range Schedule::target(OpId id) const {
-  return Range{static_cast<Buffer>((kind_[id] >> 4) & 0x3), offset_[id], length(id)};
+  return Range{static_cast<Buffer>((ops_[id].kind >> 4) & 0x3), offset_[id], length(id)};
 }
 
 Range Schedule::source(OpId id) const {
@@ -146,7 +152,7 @@ Range Schedule::source(OpId id) const {
   if (k != OpKind::reduce && k != OpKind::copy) {
     return {};
   }
-  const LocalSource& src = local_sources_[arg_[id]];
+  const LocalSource& src = local_sources_[ops_[id].arg];
   return Range{src.buffer, src.offset, length(id)};
 }
 

@@ -18,7 +18,8 @@ Parsed<std::vector<Bytes>> parse_size_sweep(std::string_view text) {
     const auto c2 = text.find(':', c1 + 1);
     if (c2 == std::string_view::npos || text.find(':', c2 + 1) != std::string_view::npos) {
       return fail(fmt::format(
-          "expected a size sweep like '8B:1GiB:x2' (MIN:MAX:xFACTOR or MIN:MAX:+STEP), got '{}'", text));
+          "expected a size sweep like '8B:1GiB:x2' (MIN:MAX:xFACTOR or MIN:MAX:+STEP), got '{}'",
+          text));
     }
     const auto lo = parse_bytes(text.substr(0, c1));
     if (!lo.ok()) {
@@ -39,7 +40,8 @@ Parsed<std::vector<Bytes>> parse_size_sweep(std::string_view text) {
       std::uint64_t factor = 0;
       auto [ptr, ec] = std::from_chars(step.data() + 1, step.data() + step.size(), factor);
       if (ec != std::errc{} || ptr != step.data() + step.size() || factor < 2) {
-        return fail(fmt::format("size sweep factor must be an integer of at least 2 ('x2'), got '{}'", step));
+        return fail(fmt::format(
+            "size sweep factor must be an integer of at least 2 ('x2'), got '{}'", step));
       }
       if (lo.value.value == 0) {
         return fail(fmt::format("a geometric size sweep cannot start at 0 bytes, got '{}'", text));
@@ -58,7 +60,8 @@ Parsed<std::vector<Bytes>> parse_size_sweep(std::string_view text) {
     if (!step.empty() && step.front() == '+') {
       const auto inc = parse_bytes(step.substr(1));
       if (!inc.ok() || inc.value.value == 0) {
-        return fail(fmt::format("size sweep step must be a positive size ('+1KiB'), got '{}'", step));
+        return fail(
+            fmt::format("size sweep step must be a positive size ('+1KiB'), got '{}'", step));
       }
       for (std::uint64_t v = lo.value.value; v <= hi.value.value; v += inc.value.value) {
         out.value.push_back(Bytes{v});

@@ -44,7 +44,8 @@ Topology Topology::full_mesh(std::uint32_t ranks, Bandwidth bandwidth, Seconds l
   t.devices_.reserve(ranks);
   std::vector<DeviceId> map(ranks);
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    // Names are generated on demand by printers; storing 2^20 strings would cost more than the study.
+    // Names are generated on demand by printers; storing 2^20 strings would cost more than the
+    // study.
     Device d;
     d.kind = DeviceKind::endpoint;
     d.node = r;

@@ -49,9 +49,15 @@ struct UnitFactor {
 
 // Sizes. Decimal prefixes are powers of ten, binary ones powers of two (IEC 80000-13).
 constexpr std::array kSizeUnits{
-    UnitFactor{"B", 1.0},          UnitFactor{"KB", 1e3},          UnitFactor{"MB", 1e6},
-    UnitFactor{"GB", 1e9},         UnitFactor{"TB", 1e12},         UnitFactor{"KiB", 1024.0},
-    UnitFactor{"MiB", 1048576.0},  UnitFactor{"GiB", 1073741824.0}, UnitFactor{"TiB", 1099511627776.0},
+    UnitFactor{"B", 1.0},
+    UnitFactor{"KB", 1e3},
+    UnitFactor{"MB", 1e6},
+    UnitFactor{"GB", 1e9},
+    UnitFactor{"TB", 1e12},
+    UnitFactor{"KiB", 1024.0},
+    UnitFactor{"MiB", 1048576.0},
+    UnitFactor{"GiB", 1073741824.0},
+    UnitFactor{"TiB", 1099511627776.0},
 };
 
 constexpr std::array kTimeUnits{
@@ -61,13 +67,11 @@ constexpr std::array kTimeUnits{
 
 // Rates: "B/s" families count bytes, "b/s" families count bits (Gb/s = 10^9 bits/s = 1.25e8 B/s).
 constexpr std::array kRateUnits{
-    UnitFactor{"B/s", 1.0},           UnitFactor{"KB/s", 1e3},
-    UnitFactor{"MB/s", 1e6},          UnitFactor{"GB/s", 1e9},
-    UnitFactor{"TB/s", 1e12},         UnitFactor{"KiB/s", 1024.0},
-    UnitFactor{"MiB/s", 1048576.0},   UnitFactor{"GiB/s", 1073741824.0},
-    UnitFactor{"b/s", 0.125},         UnitFactor{"Kb/s", 1e3 / 8},
-    UnitFactor{"Mb/s", 1e6 / 8},      UnitFactor{"Gb/s", 1e9 / 8},
-    UnitFactor{"Tb/s", 1e12 / 8},     UnitFactor{"Gbps", 1e9 / 8},
+    UnitFactor{"B/s", 1.0},         UnitFactor{"KB/s", 1e3},           UnitFactor{"MB/s", 1e6},
+    UnitFactor{"GB/s", 1e9},        UnitFactor{"TB/s", 1e12},          UnitFactor{"KiB/s", 1024.0},
+    UnitFactor{"MiB/s", 1048576.0}, UnitFactor{"GiB/s", 1073741824.0}, UnitFactor{"b/s", 0.125},
+    UnitFactor{"Kb/s", 1e3 / 8},    UnitFactor{"Mb/s", 1e6 / 8},       UnitFactor{"Gb/s", 1e9 / 8},
+    UnitFactor{"Tb/s", 1e12 / 8},   UnitFactor{"Gbps", 1e9 / 8},
 };
 
 template <std::size_t N>
@@ -120,8 +124,8 @@ Parsed<Seconds> parse_seconds(std::string_view text) {
   const auto nu = split(text);
   const UnitFactor* unit = nu.ok ? find_unit(kTimeUnits, nu.unit) : nullptr;
   if (unit == nullptr) {
-    out.error = fmt::format("expected a duration like '1.5 us', '200 ns' or '2 ms', got '{}'",
-                            trim(text));
+    out.error =
+        fmt::format("expected a duration like '1.5 us', '200 ns' or '2 ms', got '{}'", trim(text));
     return out;
   }
   if (nu.number < 0) {
@@ -137,8 +141,8 @@ Parsed<Bandwidth> parse_bandwidth(std::string_view text) {
   const auto nu = split(text);
   const UnitFactor* unit = nu.ok ? find_unit(kRateUnits, nu.unit) : nullptr;
   if (unit == nullptr) {
-    out.error = fmt::format("expected a bandwidth like '25 GB/s' or '200 Gb/s', got '{}'",
-                            trim(text));
+    out.error =
+        fmt::format("expected a bandwidth like '25 GB/s' or '200 Gb/s', got '{}'", trim(text));
     return out;
   }
   if (nu.number <= 0) {
@@ -150,8 +154,8 @@ Parsed<Bandwidth> parse_bandwidth(std::string_view text) {
 }
 
 std::string format_bytes(Bytes b) {
-  constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{{
-      {1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
+  constexpr std::array<std::pair<std::uint64_t, std::string_view>, 4> kBinary{
+      {{1ULL << 40, "TiB"}, {1ULL << 30, "GiB"}, {1ULL << 20, "MiB"}, {1ULL << 10, "KiB"}}};
   for (const auto& [factor, name] : kBinary) {
     if (b.value >= factor && b.value % factor == 0) {
       return fmt::format("{} {}", b.value / factor, name);

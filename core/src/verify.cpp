@@ -3,7 +3,7 @@
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
-#include <deque>
+#include <array>
 #include <fmt/format.h>
 #include <random>
 
@@ -50,16 +50,21 @@ std::string op_label(const Schedule& s, OpId id) {
   case OpKind::reduce:
   case OpKind::copy: {
     const Range src = s.source(id);
-    what = fmt::format("{} {}[{}..{}) -> {}[{}..{})", to_string(k), to_string(src.buffer), src.offset,
-                       src.offset + src.length, to_string(t.buffer), t.offset, t.offset + t.length);
+    what =
+        fmt::format("{} {}[{}..{}) -> {}[{}..{})", to_string(k), to_string(src.buffer), src.offset,
+                    src.offset + src.length, to_string(t.buffer), t.offset, t.offset + t.length);
     break;
   }
   }
   return fmt::format("rank {} l{} ({})", r, id - s.rank_begin(r), what);
 }
 
-bool is_message(OpKind k) { return k == OpKind::send || k == OpKind::recv || k == OpKind::recv_reduce; }
-bool is_receive(OpKind k) { return k == OpKind::recv || k == OpKind::recv_reduce; }
+bool is_message(OpKind k) {
+  return k == OpKind::send || k == OpKind::recv || k == OpKind::recv_reduce;
+}
+bool is_receive(OpKind k) {
+  return k == OpKind::recv || k == OpKind::recv_reduce;
+}
 
 std::uint64_t buffer_size(const ScheduleHeader& h, Buffer b) {
   return b == Buffer::data ? h.data_bytes : h.tmp_bytes;
@@ -75,14 +80,15 @@ void check_structure(const Schedule& s, VerifyReport& report) {
         const std::uint64_t size = buffer_size(h, rg.buffer);
         if (rg.offset > size || rg.length > size - rg.offset) {
           report.add(fmt::format("{}: range ends at byte {} but buffer '{}' has {} bytes",
-                                 op_label(s, id), rg.offset + rg.length, to_string(rg.buffer), size));
+                                 op_label(s, id), rg.offset + rg.length, to_string(rg.buffer),
+                                 size));
         }
       };
       check_range(s.target(id));
       if (is_message(k)) {
         if (s.peer(id) >= s.ranks()) {
-          report.add(fmt::format("{}: peer {} does not exist ({} ranks)", op_label(s, id), s.peer(id),
-                                 s.ranks()));
+          report.add(fmt::format("{}: peer {} does not exist ({} ranks)", op_label(s, id),
+                                 s.peer(id), s.ranks()));
         } else if (s.peer(id) == r) {
           report.add(fmt::format("{}: a rank cannot message itself (use copy)", op_label(s, id)));
         }
@@ -104,6 +110,86 @@ void check_structure(const Schedule& s, VerifyReport& report) {
               "dependency cycle: {} requires l{}, {}", op_label(s, id), d,
               exists ? "which cannot issue before it (operations issue in program order)"
                      : "which does not exist"));
+        }
+      }
+    }
+  }
+}
+
+/// Within a rank, two operations that touch overlapping bytes, one of them writing, must be ordered
+/// by dependencies (MPI's rule for reusing a buffer): the untimed execution below follows one
+/// interleaving, engines may follow another. Dependencies are closed transitively with a bitset
+/// per operation, so the work is quadratic in a rank's program; schedules whose sum over ranks of
+/// (operations per rank)^2 exceeds kRaceCheckBudget are not checked (documented limit).
+constexpr std::uint64_t kRaceCheckBudget = std::uint64_t{1} << 28;
+
+struct Access {
+  Range range;
+  bool write = false;
+};
+
+std::size_t accesses(const Schedule& s, OpId id, Access (&out)[2]) {
+  switch (s.kind(id)) {
+  case OpKind::send: out[0] = {s.target(id), false}; return 1;
+  case OpKind::recv:
+  case OpKind::recv_reduce: out[0] = {s.target(id), true}; return 1;
+  case OpKind::reduce:
+  case OpKind::copy:
+    out[0] = {s.source(id), false};
+    out[1] = {s.target(id), true};
+    return 2;
+  }
+  return 0;
+}
+
+bool conflict(const Access& a, const Access& b) {
+  return (a.write || b.write) && a.range.buffer == b.range.buffer && a.range.length > 0 &&
+         b.range.length > 0 && a.range.offset < b.range.offset + b.range.length &&
+         b.range.offset < a.range.offset + a.range.length;
+}
+
+void check_local_races(const Schedule& s, VerifyReport& report) {
+  std::uint64_t work = 0;
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    const std::uint64_t m = s.rank_end(r) - s.rank_begin(r);
+    work += m * m;
+  }
+  if (work > kRaceCheckBudget) {
+    return;
+  }
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    const OpId base = s.rank_begin(r);
+    const std::size_t m = s.rank_end(r) - base;
+    const std::size_t words = (m + 63) / 64;
+    std::vector<std::uint64_t> before(m * words, 0); // ops that complete before op i issues
+    std::vector<std::array<Access, 2>> acc(m);
+    std::vector<std::uint8_t> nacc(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto id = base + static_cast<OpId>(i);
+      std::uint64_t* row = before.data() + i * words;
+      for (std::uint32_t d : s.deps(id)) {
+        row[d / 64] |= std::uint64_t{1} << (d % 64);
+        const std::uint64_t* drow = before.data() + std::size_t{d} * words;
+        for (std::size_t w = 0; w < words; ++w) {
+          row[w] |= drow[w];
+        }
+      }
+      Access mine[2];
+      nacc[i] = static_cast<std::uint8_t>(accesses(s, id, mine));
+      acc[i] = {mine[0], mine[1]};
+      for (std::size_t j = 0; j < i; ++j) {
+        if ((row[j / 64] >> (j % 64) & 1U) != 0) {
+          continue;
+        }
+        for (std::size_t a = 0; a < nacc[j]; ++a) {
+          for (std::size_t b = 0; b < nacc[i]; ++b) {
+            if (conflict(acc[j][a], acc[i][b])) {
+              report.add(fmt::format("race: {} may touch bytes that {} still uses; no dependency "
+                                     "orders them",
+                                     op_label(s, id), op_label(s, base + static_cast<OpId>(j))));
+              return;
+            }
+          }
         }
       }
     }
@@ -378,7 +464,8 @@ private:
       if (!a.defined || !b.defined) {
         if (!reported) {
           report_->add(fmt::format("{}: reduces bytes [{}..{}) that hold no data yet ({} operand)",
-                                   op_label(s_, id), pos, stop, !a.defined ? "target" : "incoming"));
+                                   op_label(s_, id), pos, stop,
+                                   !a.defined ? "target" : "incoming"));
           reported = true;
         }
       } else if (a.delta != b.delta) {
@@ -474,8 +561,8 @@ private:
       } else {
         why = fmt::format("holds {}", describe(seg.value));
       }
-      report.add(fmt::format("{}: rank {} data[{}..{}) {}, expected {}", to_string(h_.collective), r,
-                             seg.begin, seg.end, why, what));
+      report.add(fmt::format("{}: rank {} data[{}..{}) {}, expected {}", to_string(h_.collective),
+                             r, seg.begin, seg.end, why, what));
       return;
     }
   }
@@ -561,7 +648,8 @@ void check_barrier(const Schedule& s, const Matching& m, VerifyReport& report) {
   }
   const std::size_t words = (p + 63) / 64;
   if (s.op_count() * words > (std::size_t{1} << 25)) {
-    report.add(fmt::format("barrier: too large to check ({} ranks, {} operations)", p, s.op_count()));
+    report.add(
+        fmt::format("barrier: too large to check ({} ranks, {} operations)", p, s.op_count()));
     return;
   }
   std::vector<std::uint64_t> know(s.op_count() * words, 0);
@@ -607,8 +695,20 @@ void check_barrier(const Schedule& s, const Matching& m, VerifyReport& report) {
 
 Matching match_messages(const Schedule& s, VerifyReport* report) {
   Matching m;
-  const std::size_t n = s.op_count();
-  m.partner.assign(n, kNoMatch);
+  m.partner.assign(s.op_count(), kNoMatch);
+  m.unmatched = match_messages(
+      s,
+      [&](OpId send, OpId recv) {
+        m.partner[send] = recv;
+        m.partner[recv] = send;
+      },
+      report);
+  return m;
+}
+
+std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpId)>& sink,
+                           VerifyReport* report) {
+  std::size_t unmatched = 0;
   const Rank p = s.ranks();
   // Per receiving rank b: its receives bucketed by source (a stable counting sort, O(ops)), and a
   // small table of (source, first, count) sorted by source. The k-th send from a to b then matches
@@ -616,7 +716,8 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
   struct Group {
     Rank source;
     std::uint32_t count;
-    std::uint64_t first; // index into recv_sorted
+    std::uint64_t first;       // index into recv_sorted
+    std::uint32_t matched = 0; // sends matched so far
   };
   std::vector<OpId> recv_sorted;
   std::vector<Group> groups;
@@ -636,7 +737,7 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
     std::sort(touched.begin(), touched.end());
     std::uint64_t pos = recv_sorted.size();
     for (Rank a : touched) {
-      groups.push_back({a, count[a], pos});
+      groups.push_back({a, count[a], pos, 0});
       cursor[a] = pos;
       pos += count[a];
     }
@@ -669,9 +770,13 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
       const std::uint32_t k = seq[b]++;
       const auto lo = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b]);
       const auto hi = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b + 1]);
-      const auto g = std::lower_bound(lo, hi, a, [](const Group& x, Rank v) { return x.source < v; });
+      const auto g =
+          std::lower_bound(lo, hi, a, [](const Group& x, Rank v) { return x.source < v; });
+      if (g != hi && g->source == a && k < g->count) {
+        ++g->matched;
+      }
       if (g == hi || g->source != a || k >= g->count) {
-        ++m.unmatched;
+        ++unmatched;
         if (report != nullptr) {
           report->add(fmt::format("unmatched send: {} has no matching receive on rank {}",
                                   op_label(s, id), b));
@@ -679,8 +784,7 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
         continue;
       }
       const OpId recv = recv_sorted[g->first + k];
-      m.partner[id] = recv;
-      m.partner[recv] = id;
+      sink(id, recv);
       if (s.length(id) != s.length(recv) && report != nullptr) {
         report->add(fmt::format("length mismatch: {} sends {} bytes but {} receives {}",
                                 op_label(s, id), s.length(id), op_label(s, recv), s.length(recv)));
@@ -691,15 +795,20 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
     }
     touched.clear();
   }
-  for (OpId id : recv_sorted) {
-    if (m.partner[id] == kNoMatch) {
-      ++m.unmatched;
-      if (report != nullptr) {
-        report->add(fmt::format("unmatched receive: {} has no matching send", op_label(s, id)));
+  // Receives beyond the number of sends on their channel are unmatched.
+  for (Rank b = 0; b < p; ++b) {
+    for (auto g = group_begin[b]; g < group_begin[b + 1]; ++g) {
+      const Group& grp = groups[g];
+      for (std::uint32_t k = grp.matched; k < grp.count; ++k) {
+        ++unmatched;
+        if (report != nullptr) {
+          report->add(fmt::format("unmatched receive: {} has no matching send",
+                                  op_label(s, recv_sorted[grp.first + k])));
+        }
       }
     }
   }
-  return m;
+  return unmatched;
 }
 
 VerifyReport validate(const Schedule& s) {
@@ -722,6 +831,9 @@ VerifyReport validate(const Schedule& s) {
   }
   execute_untimed(
       s, m, [](OpId) {}, &report);
+  if (report.ok()) {
+    check_local_races(s, report);
+  }
   return report;
 }
 

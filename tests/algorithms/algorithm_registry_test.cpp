@@ -140,14 +140,22 @@ TEST_CASE("requests without ranks, with a root outside them or for another colle
   CHECK_THROWS_AS(reg.cost(ring, req), core::UsageError);
 }
 
-TEST_CASE("schedules too large for 32-bit operation ids are refused before generating",
+TEST_CASE("schedules with more operations than the IR holds are refused before generating",
           "[algorithms][registry]") {
   const Registry reg = algorithms::make_default_registry();
+  const auto& ring = reg.find(CollectiveKind::allreduce, "ring");
   auto req = testing::allreduce_request(1U << 16, 100);
-  CHECK(reg.refusal(reg.find(CollectiveKind::allreduce, "ring"), req) ==
-        "the schedule would need 17179607040 operations; the schedule format holds at most "
-        "4294967294");
-  req = testing::allreduce_request(1U << 16, 100);
+  CHECK(reg.refusal(ring, req) ==
+        "the schedule would need 17179607040 operations; a schedule holds at most 1073741824");
+  CHECK_THROWS_WITH(reg.generate(ring, req),
+                    "ring: the schedule would need 17179607040 operations; a schedule holds at "
+                    "most 1073741824");
+  // 4p(p-1) fits up to p = 16384.
+  req = testing::allreduce_request(16384, 100);
+  CHECK(reg.refusal(ring, req).empty());
+  req = testing::allreduce_request(16385, 100);
+  CHECK_FALSE(reg.refusal(ring, req).empty());
+  req = testing::allreduce_request(1U << 20, 100);
   CHECK(reg.refusal(reg.find(CollectiveKind::allreduce, "recursive_doubling"), req).empty());
 }
 

@@ -29,6 +29,4 @@ std::vector<RankTraffic> traffic(const core::Schedule& s);
 /// same buffer and either writes them, the later one (in program order) must depend, directly or
 /// through other dependencies, on the earlier one; otherwise a timed run could let them overlap.
 /// Returns a description of the first violation, or "" when there is none. O(ops^2) per rank.
-std::string first_local_race(const core::Schedule& s);
-
 } // namespace collsim::testing

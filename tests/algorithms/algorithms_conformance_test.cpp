@@ -95,7 +95,8 @@ TEST_CASE("no registered algorithm lets an operation overwrite bytes an unfinish
         if (!reg.refusal(*algo, req).empty()) {
           continue;
         }
-        const std::string race = testing::first_local_race(reg.generate(*algo, req));
+        const auto report = core::validate(reg.generate(*algo, req));
+        const std::string race = report.ok() ? std::string{} : report.summary();
         if (!race.empty()) {
           FAIL_CHECK(fmt::format("{} {} on {} ranks, {} bytes: {}",
                                  core::to_string(algo->collective), algo->name, p, n, race));
@@ -122,9 +123,9 @@ TEST_CASE("the race check catches a reduction that overwrites data a send is sti
     s.reduce({core::Buffer::tmp, 0, 8}, {core::Buffer::data, 0, 8}, {got});
   }
   s.finish();
-  CHECK(
-      testing::first_local_race(s) ==
-      "rank 0: l2 (reduce data[0..8)) may overlap l0 (send data[0..8)): no dependency orders them");
+  CHECK(core::validate(s).summary() ==
+        "race: rank 0 l2 (reduce tmp[0..8) -> data[0..8)) may touch bytes that rank 0 l0 (send "
+        "data[0..8) to 1) still uses; no dependency orders them");
 }
 
 TEST_CASE("every registered algorithm round-trips through the schedule text form on 5 ranks",

@@ -11,11 +11,12 @@ core::ResultRow row(std::string algo, std::uint64_t bytes, double time, std::uin
 }
 } // namespace
 
-TEST_CASE("a winner that changes at exactly one size yields exactly two ranges", "[analysis][crossover]") {
+TEST_CASE("a winner that changes at exactly one size yields exactly two ranges",
+          "[analysis][crossover]") {
   std::vector<core::ResultRow> rows;
   for (std::uint64_t n = 1; n <= 1024; n *= 2) {
-    rows.push_back(row("latency_bound", n, 1.0 + n * 0.01));
-    rows.push_back(row("bandwidth_bound", n, 5.0 + n * 0.001));
+    rows.push_back(row("latency_bound", n, 1.0 + static_cast<double>(n) * 0.01));
+    rows.push_back(row("bandwidth_bound", n, 5.0 + static_cast<double>(n) * 0.001));
   }
   const auto ranges = analysis::crossovers(rows);
   REQUIRE(ranges.size() == 2);

@@ -21,7 +21,8 @@ studies:
 )";
 } // namespace
 
-TEST_CASE("a study runs every algorithm, rank count and size, in a fixed order", "[analysis][study]") {
+TEST_CASE("a study runs every algorithm, rank count and size, in a fixed order",
+          "[analysis][study]") {
   const auto scenario = io::parse_scenario(kTextbook, "textbook.yaml");
   const auto registry = algorithms::make_default_registry();
   const auto one = analysis::run_study(scenario, scenario.studies[0], registry, {}, 1);
@@ -35,8 +36,7 @@ TEST_CASE("a study runs every algorithm, rank count and size, in a fixed order",
   CHECK(one.rows[23].algorithm == "recursive_doubling");
   // Ring at 4 ranks, 8 bytes: 6 steps of 2 us + 2 bytes at 10 GB/s (+ reduce), busbw = algbw * 1.5.
   CHECK(one.rows[0].time.value == Approx(6 * 2e-6 + 6 * 2 / 10e9 + 3 * 2 / 20e9));
-  CHECK(one.rows[0].busbw.bytes_per_second ==
-        Approx(one.rows[0].algbw.bytes_per_second * 1.5));
+  CHECK(one.rows[0].busbw.bytes_per_second == Approx(one.rows[0].algbw.bytes_per_second * 1.5));
   // Small messages favour recursive doubling (2 steps vs 6), large ones the ring.
   REQUIRE_FALSE(one.crossovers.empty());
   CHECK(one.crossovers.front().winner == "recursive_doubling");
@@ -58,7 +58,8 @@ TEST_CASE("an unknown algorithm in a scenario points at its position", "[analysi
   }
 }
 
-TEST_CASE("a study asking for more ranks than the cluster has points at its ranks", "[analysis][study]") {
+TEST_CASE("a study asking for more ranks than the cluster has points at its ranks",
+          "[analysis][study]") {
   const auto scenario = io::parse_scenario(R"(name: small
 topology:
   kind: cluster

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -20,7 +21,11 @@ struct Output {
 
 /// Runs collsim with `args` (shell-quoted by the caller) from the source directory.
 Output run_collsim(const std::string& args) {
-  const std::string err_file = std::string(std::tmpnam(nullptr));
+  char err_template[] = "/tmp/collsim_cli_test_XXXXXX";
+  const int fd = mkstemp(err_template);
+  REQUIRE(fd >= 0);
+  close(fd);
+  const std::string err_file = err_template;
   const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
                           "' " + args + " 2>'" + err_file + "'";
   Output o;
@@ -46,8 +51,9 @@ Output run_collsim(const std::string& args) {
 } // namespace
 
 TEST_CASE("collsim sim prints one JSON object with a results array", "[cli]") {
-  const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --collective allreduce "
-                         "--algorithm ring --ranks 16 --sizes 8B:1GiB:x2 --engine loggp --format json");
+  const auto o =
+      run_collsim("sim --scenario scenarios/textbook.yaml --collective allreduce "
+                  "--algorithm ring --ranks 16 --sizes 8B:1GiB:x2 --engine loggp --format json");
   INFO(o.err);
   REQUIRE(o.code == 0);
   const auto j = nlohmann::json::parse(o.out);
@@ -69,7 +75,7 @@ TEST_CASE("collsim sim prints one JSON object with a results array", "[cli]") {
 
 TEST_CASE("the analytic engine gives the closed form through the CLI", "[cli]") {
   const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm rabenseifner "
-                         "--ranks 8 --sizes 1MiB --engine analytic --format csv");
+                             "--ranks 8 --sizes 1MiB --engine analytic --format csv");
   INFO(o.err);
   REQUIRE(o.code == 0);
   CHECK(o.out.starts_with("collective,algorithm,engine,ranks,bytes,count,type,root,time_us,"));
@@ -77,7 +83,8 @@ TEST_CASE("the analytic engine gives the closed form through the CLI", "[cli]") 
 }
 
 TEST_CASE("an unknown algorithm exits 2 and suggests the closest name", "[cli]") {
-  const auto o = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm rign --ranks 4 --sizes 1KiB");
+  const auto o =
+      run_collsim("sim --scenario scenarios/textbook.yaml --algorithm rign --ranks 4 --sizes 1KiB");
   CHECK(o.code == 2);
   CHECK(o.out.empty());
   CHECK(o.err == "collsim: error: unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid "
@@ -85,10 +92,12 @@ TEST_CASE("an unknown algorithm exits 2 and suggests the closest name", "[cli]")
 }
 
 TEST_CASE("bad flag values exit 2 with the flag named", "[cli]") {
-  const auto sizes = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 4 --sizes 1KiB:8B:x2");
+  const auto sizes = run_collsim(
+      "sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 4 --sizes 1KiB:8B:x2");
   CHECK(sizes.code == 2);
   CHECK(sizes.err == "collsim: error: --sizes: size sweep '1KiB:8B:x2' ends before it starts\n");
-  const auto ranks = run_collsim("sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 0 --sizes 1KiB");
+  const auto ranks =
+      run_collsim("sim --scenario scenarios/textbook.yaml --algorithm ring --ranks 0 --sizes 1KiB");
   CHECK(ranks.code == 2);
   CHECK(ranks.err == "collsim: error: --ranks: a collective needs at least 1 rank, got 0\n");
   const auto missing = run_collsim("sim --ranks 4");
@@ -103,7 +112,8 @@ TEST_CASE("a broken scenario exits 2 with file:line:column", "[cli]") {
                  "bandwidth like '25 GB/s' or '200 Gb/s', got '10'\n");
   const auto missing = run_collsim("run tests/data/cli/does_not_exist.yaml");
   CHECK(missing.code == 2);
-  CHECK(missing.err.starts_with("tests/data/cli/does_not_exist.yaml: error: cannot open scenario file"));
+  CHECK(missing.err.starts_with(
+      "tests/data/cli/does_not_exist.yaml: error: cannot open scenario file"));
 }
 
 TEST_CASE("collsim run prints a table per study and a crossover summary", "[cli]") {
@@ -117,7 +127,8 @@ TEST_CASE("collsim run prints a table per study and a crossover summary", "[cli]
 }
 
 TEST_CASE("collsim schedule prints text that parses back and verifies", "[cli]") {
-  const auto o = run_collsim("schedule --collective allreduce --algorithm ring --ranks 4 --bytes 1MiB");
+  const auto o =
+      run_collsim("schedule --collective allreduce --algorithm ring --ranks 4 --bytes 1MiB");
   REQUIRE(o.code == 0);
   const auto s = collsim::core::parse_schedule(o.out);
   CHECK(s.ranks() == 4);

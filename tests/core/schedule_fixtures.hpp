@@ -19,9 +19,10 @@ inline core::Schedule exchange_allreduce(std::uint64_t n = 8) {
   core::Schedule s(h);
   for (core::Rank r = 0; r < 2; ++r) {
     s.begin_rank(r);
-    s.send(1 - r, {core::Buffer::data, 0, n});
+    const auto tx = s.send(1 - r, {core::Buffer::data, 0, n});
     const auto rx = s.recv(1 - r, {core::Buffer::tmp, 0, n});
-    s.reduce({core::Buffer::tmp, 0, n}, {core::Buffer::data, 0, n}, {rx});
+    // The reduction overwrites data, which the send reads: it waits for both.
+    s.reduce({core::Buffer::tmp, 0, n}, {core::Buffer::data, 0, n}, {tx, rx});
   }
   s.finish();
   return s;

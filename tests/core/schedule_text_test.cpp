@@ -17,12 +17,12 @@ buffers data=8 tmp=8
 rank 0 {
   l0: send data[0..8) to 1
   l1: recv tmp[0..8) from 1
-  l2: reduce tmp[0..8) -> data[0..8) requires l1
+  l2: reduce tmp[0..8) -> data[0..8) requires l0 l1
 }
 rank 1 {
   l0: send data[0..8) to 0
   l1: recv tmp[0..8) from 0
-  l2: reduce tmp[0..8) -> data[0..8) requires l1
+  l2: reduce tmp[0..8) -> data[0..8) requires l0 l1
 }
 )";
 
@@ -71,8 +71,8 @@ TEST_CASE("every operation kind and lengths above 4 GiB round-trip", "[core][sch
 TEST_CASE("schedule parse errors name the line and column", "[core][schedule]") {
   std::string bad = kExchangeText;
   bad.replace(bad.find("l1: recv tmp"), 12, "l1: recx tmp");
-  CHECK(parse_error(bad) ==
-        "t.sched:10:7: error: unknown operation 'recx' (valid: send, recv, recv_reduce, reduce, copy)");
+  CHECK(parse_error(bad) == "t.sched:10:7: error: unknown operation 'recx' (valid: send, recv, "
+                            "recv_reduce, reduce, copy)");
   std::string bad_buf = kExchangeText;
   bad_buf.replace(bad_buf.find("send data"), 9, "send date");
   CHECK(parse_error(bad_buf) == "t.sched:9:12: error: unknown buffer 'date' (valid: data, tmp)");

@@ -50,7 +50,8 @@ TEST_CASE("cluster routes stay inside a node and cross two NICs between nodes",
   CHECK(t.devices()[t.links()[path[4]].from].name == "node1/nic0");
 }
 
-TEST_CASE("a cluster too small for the ranks is refused with the numbers", "[topologies][cluster]") {
+TEST_CASE("a cluster too small for the ranks is refused with the numbers",
+          "[topologies][cluster]") {
   core::TopologySpec spec;
   spec.kind = "cluster";
   spec.cluster.nodes = 2;

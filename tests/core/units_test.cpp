@@ -7,7 +7,8 @@
 
 using namespace collsim::core;
 
-TEST_CASE("sizes use decimal prefixes for KB/MB/GB and binary ones for KiB/MiB/GiB", "[core][units]") {
+TEST_CASE("sizes use decimal prefixes for KB/MB/GB and binary ones for KiB/MiB/GiB",
+          "[core][units]") {
   CHECK(parse_bytes("64 KiB").value == Bytes{65536});
   CHECK(parse_bytes("1MiB").value == Bytes{1048576});
   CHECK(parse_bytes("1 GiB").value == Bytes{1ULL << 30});
@@ -19,7 +20,8 @@ TEST_CASE("sizes use decimal prefixes for KB/MB/GB and binary ones for KiB/MiB/G
 }
 
 TEST_CASE("bad sizes give a reason that quotes the input", "[core][units]") {
-  CHECK(parse_bytes("64 KiBs").error == "expected a size like '64 KiB', '1 MB' or '8 B', got '64 KiBs'");
+  CHECK(parse_bytes("64 KiBs").error ==
+        "expected a size like '64 KiB', '1 MB' or '8 B', got '64 KiBs'");
   CHECK(parse_bytes("-1 KiB").error == "a size cannot be negative, got '-1 KiB'");
   CHECK(parse_bytes("0.5 B").error == "size '0.5 B' is not a whole number of bytes");
   CHECK(parse_bytes("").error == "expected a size like '64 KiB', '1 MB' or '8 B', got ''");

@@ -35,7 +35,8 @@ TEST_CASE("validate catches an unmatched send", "[core][verify]") {
   s.finish();
   const auto r = validate(s);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.summary() == "unmatched send: rank 0 l1 (send data[0..8) to 1) has no matching receive on rank 1");
+  CHECK(r.summary() ==
+        "unmatched send: rank 0 l1 (send data[0..8) to 1) has no matching receive on rank 1");
 }
 
 TEST_CASE("validate catches a receive whose length differs from its send", "[core][verify]") {
@@ -61,7 +62,8 @@ TEST_CASE("validate catches a dependency cycle", "[core][verify]") {
         "issue before it (operations issue in program order)");
 }
 
-TEST_CASE("validate catches a deadlock: both ranks wait to receive before sending", "[core][verify]") {
+TEST_CASE("validate catches a deadlock: both ranks wait to receive before sending",
+          "[core][verify]") {
   Schedule s(two_rank_header());
   for (Rank r = 0; r < 2; ++r) {
     s.begin_rank(r);
@@ -89,9 +91,9 @@ TEST_CASE("validate catches ranges outside the buffers and messages to oneself",
 TEST_CASE("check_semantics catches a schedule that drops one contribution", "[core][verify]") {
   Schedule s(two_rank_header());
   s.begin_rank(0);
-  s.send(1, {Buffer::data, 0, 8});
+  const auto tx = s.send(1, {Buffer::data, 0, 8});
   const auto rx = s.recv(1, {Buffer::tmp, 0, 8});
-  s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {rx});
+  s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {tx, rx});
   s.begin_rank(1);
   s.send(0, {Buffer::data, 0, 8});
   s.recv(0, {Buffer::tmp, 0, 8}); // received but never reduced
@@ -105,9 +107,9 @@ TEST_CASE("check_semantics catches a contribution added twice", "[core][verify]"
   Schedule s(two_rank_header());
   for (Rank r = 0; r < 2; ++r) {
     s.begin_rank(r);
-    s.send(1 - r, {Buffer::data, 0, 8});
+    const auto tx = s.send(1 - r, {Buffer::data, 0, 8});
     const auto rx = s.recv(1 - r, {Buffer::tmp, 0, 8});
-    const auto red = s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {rx});
+    const auto red = s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {tx, rx});
     if (r == 0) {
       s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {red});
     }
@@ -177,4 +179,19 @@ TEST_CASE("check_semantics checks bcast, allgather and barrier postconditions", 
     s.finish();
     CHECK(check_semantics(s).summary() == "barrier: rank 1 can leave before rank 0 has entered");
   }
+}
+
+TEST_CASE("validate catches a race: a reduction may overwrite data a send still reads",
+          "[core][verify]") {
+  Schedule s(two_rank_header());
+  for (Rank r = 0; r < 2; ++r) {
+    s.begin_rank(r);
+    s.send(1 - r, {Buffer::data, 0, 8});
+    const auto rx = s.recv(1 - r, {Buffer::tmp, 0, 8});
+    s.reduce({Buffer::tmp, 0, 8}, {Buffer::data, 0, 8}, {rx});
+  }
+  s.finish();
+  CHECK(validate(s).summary() ==
+        "race: rank 0 l2 (reduce tmp[0..8) -> data[0..8)) may touch bytes that rank 0 l0 (send "
+        "data[0..8) to 1) still uses; no dependency orders them");
 }

@@ -36,7 +36,8 @@ void check_against(const std::string& name, const std::function<double(double, d
   const auto registry = algorithms::make_default_registry();
   const auto& algo = registry.find(core::CollectiveKind::allreduce, name);
   for (std::uint32_t p : {2u, 4u, 8u, 16u, 64u}) {
-    for (std::uint64_t n : {std::uint64_t{p} * 8, std::uint64_t{p} * 1024, std::uint64_t{1} << 24}) {
+    for (std::uint64_t n :
+         {std::uint64_t{p} * 8, std::uint64_t{p} * 1024, std::uint64_t{1} << 24}) {
       algorithms::Request req;
       req.ranks = p;
       req.bytes = core::Bytes{n};
@@ -49,8 +50,8 @@ void check_against(const std::string& name, const std::function<double(double, d
       const auto cost = registry.cost(algo, req);
       REQUIRE(cost.has_value());
       const auto abg = engines::alpha_beta_gamma(topo, p);
-      CHECK(engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes).value ==
-            Approx(expected).epsilon(1e-9));
+      CHECK(engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes)
+                .value == Approx(expected).epsilon(1e-9));
     }
   }
 }

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 using namespace collsim;
-using core::Buffer;
 using core::Bandwidth;
+using core::Buffer;
 using core::Seconds;
 
 namespace {

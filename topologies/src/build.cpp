@@ -1,9 +1,11 @@
-#include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
+#include "collsim/core/errors.hpp"
 
 namespace collsim::topologies {
 
-std::vector<std::string> builder_kinds() { return {"uniform", "cluster"}; }
+std::vector<std::string> builder_kinds() {
+  return {"uniform", "cluster"};
+}
 
 core::Topology build(const core::TopologySpec& spec, std::uint32_t ranks) {
   if (ranks == 0) {

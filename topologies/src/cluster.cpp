@@ -25,9 +25,9 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
   const std::uint32_t nodes = c.nodes != 0 ? c.nodes : (ranks + g - 1) / g;
   const std::uint64_t capacity = static_cast<std::uint64_t>(nodes) * g;
   if (capacity < ranks) {
-    throw core::UsageError(fmt::format(
-        "the cluster has {} devices ({} nodes x {}) but {} ranks were requested", capacity, nodes, g,
-        ranks));
+    throw core::UsageError(
+        fmt::format("the cluster has {} devices ({} nodes x {}) but {} ranks were requested",
+                    capacity, nodes, g, ranks));
   }
   core::EndpointParams ep;
   ep.overhead = e.overhead;
@@ -36,8 +36,8 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
   ep.reduce_bandwidth = c.reduce_bandwidth;
 
   core::Topology t;
-  const core::DeviceId net = t.add_device(Device{"network", DeviceKind::network_switch, 0,
-                                                 core::kNoDevice, {}});
+  const core::DeviceId net =
+      t.add_device(Device{"network", DeviceKind::network_switch, 0, core::kNoDevice, {}});
   const Seconds half_intra = c.intra_latency * 0.5;
   const Seconds nic_link = c.nic_latency + c.switch_latency * 0.5;
   std::vector<core::DeviceId> rank_device;
@@ -55,8 +55,8 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
     }
     for (std::uint32_t d = 0; d < g; ++d) {
       const core::DeviceId egress = nics[static_cast<std::size_t>(d) * c.nics_per_node / g];
-      const core::DeviceId dev = t.add_device(
-          Device{fmt::format("node{}/dev{}", n, d), DeviceKind::gpu, n, egress, ep});
+      const core::DeviceId dev =
+          t.add_device(Device{fmt::format("node{}/dev{}", n, d), DeviceKind::gpu, n, egress, ep});
       t.add_duplex(dev, sw, c.intra_bandwidth, half_intra, LinkKind::intra);
       if (rank_device.size() < ranks) {
         rank_device.push_back(dev);

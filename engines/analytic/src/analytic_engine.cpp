@@ -8,8 +8,8 @@ namespace collsim::engines {
 AlphaBetaGamma alpha_beta_gamma(const core::Topology& t, std::uint32_t ranks) {
   AlphaBetaGamma p;
   const core::EndpointParams& ep = t.endpoint(0);
-  p.gamma = ep.reduce_bandwidth.bytes_per_second > 0 ? 1.0 / ep.reduce_bandwidth.bytes_per_second
-                                                     : 0.0;
+  p.gamma =
+      ep.reduce_bandwidth.bytes_per_second > 0 ? 1.0 / ep.reduce_bandwidth.bytes_per_second : 0.0;
   if (ranks < 2) {
     return p;
   }

@@ -14,7 +14,23 @@ using core::OpId;
 using core::OpKind;
 using core::Rank;
 
-enum : std::uint8_t { kPending = 0, kWaiting = 1, kArrived = 2, kDone = 3 };
+enum : std::uint32_t { kPending = 0, kWaiting = 1, kArrived = 2, kDone = 3 };
+
+/// Per-operation engine state, 12 bytes: a time (its meaning depends on the state: a waiting
+/// receive's issue time, an arrived message's end of data, a completed operation's end) and the
+/// partner operation (the matching receive of a send) with the state in the top two bits.
+/// Packed so that one cache line covers five operations (see Schedule::PackedOp for why).
+#pragma pack(push, 4)
+struct OpState {
+  double time = 0.0;
+  std::uint32_t link = 0;
+  [[nodiscard]] std::uint32_t state() const { return link >> 30; }
+  [[nodiscard]] OpId partner() const { return link & kPartnerMask; }
+  void set_state(std::uint32_t st) { link = (link & kPartnerMask) | (st << 30); }
+  static constexpr std::uint32_t kPartnerMask = (1U << 30) - 1;
+};
+#pragma pack(pop)
+static_assert(sizeof(OpState) == 12);
 
 struct Arrival {
   double time; // first byte at the receiver
@@ -83,7 +99,7 @@ struct RankState {
   OpId blocked_on = core::kNoMatch;
   double last_issue = 0.0;
   double cpu_free = 0.0;
-  double send_free = 0.0; // earliest start of the next send (gap g)
+  double send_free = 0.0;   // earliest start of the next send (gap g)
   double inject_free = 0.0; // the send port is injecting until then
   double recv_free = 0.0;
   double finish = 0.0;
@@ -122,14 +138,16 @@ double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
 class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
-      : s_(s), t_(t), opt_(opt), routes_(t), match_(core::match_messages(s)),
-        time_(s.op_count(), 0.0), state_(s.op_count(), kPending), ranks_(s.ranks()) {
-    if (match_.unmatched != 0) {
+      : s_(s), t_(t), opt_(opt), routes_(t), ops_(s.op_count()), ranks_(s.ranks()) {
+    static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
+    const std::size_t unmatched =
+        core::match_messages(s, [this](OpId send, OpId recv) { ops_[send].link = recv; });
+    if (unmatched != 0) {
       throw core::EngineError("loggp: the schedule has unmatched messages (run `collsim verify`)");
     }
     if (t.rank_count() < s.ranks()) {
-      throw core::EngineError(fmt::format("loggp: the schedule has {} ranks but the topology only {}",
-                                          s.ranks(), t.rank_count()));
+      throw core::EngineError(fmt::format(
+          "loggp: the schedule has {} ranks but the topology only {}", s.ranks(), t.rank_count()));
     }
     for (Rank r = 0; r < s.ranks(); ++r) {
       ranks_[r].next = s.rank_begin(r);
@@ -159,8 +177,8 @@ public:
       res.rank_finish[r] = core::Seconds{ranks_[r].finish};
       end = std::max(end, ranks_[r].finish);
     }
-    for (std::size_t i = 0; i < state_.size(); ++i) {
-      if (state_[i] != kDone) {
+    for (const OpState& st : ops_) {
+      if (st.state() != kDone) {
         throw core::EngineError("loggp: a receive never completed (the schedule deadlocks)");
       }
     }
@@ -171,7 +189,7 @@ public:
     if (opt_.timeline) {
       res.timeline.reserve(s_.op_count());
       for (OpId id = 0; id < s_.op_count(); ++id) {
-        res.timeline.push_back({id, core::Seconds{start_[id]}, core::Seconds{time_[id]}});
+        res.timeline.push_back({id, core::Seconds{start_[id]}, core::Seconds{ops_[id].time}});
       }
     }
     return res;
@@ -179,8 +197,8 @@ public:
 
 private:
   void done(OpId id, Rank r, double start, double end) {
-    state_[id] = kDone;
-    time_[id] = end;
+    ops_[id].set_state(kDone);
+    ops_[id].time = end;
     if (opt_.timeline) {
       start_[id] = start;
     }
@@ -199,11 +217,11 @@ private:
       double ready = rs.last_issue;
       for (std::uint32_t d : s_.deps(id)) {
         const OpId dep = base + d;
-        if (state_[dep] != kDone) {
+        if (ops_[dep].state() != kDone) {
           rs.blocked_on = dep;
           return;
         }
-        ready = std::max(ready, time_[dep]);
+        ready = std::max(ready, ops_[dep].time);
       }
       rs.blocked_on = core::kNoMatch;
       ++rs.next;
@@ -221,28 +239,24 @@ private:
         rs.inject_free = inject + duration;
         rs.send_free = start + ep.gap.value;
         done(id, r, start, inject + duration);
-        const OpId recv = match_.partner[id];
+        const OpId recv = ops_[id].partner();
         queue_.push(Arrival{inject + rc.latency.value, recv, peer});
         // The arrival is handled after the other ranks' events of this wave: load what it will
         // touch now, so those loads overlap instead of each stalling on memory.
-        __builtin_prefetch(state_.data() + recv);
-        __builtin_prefetch(time_.data() + recv);
+        __builtin_prefetch(ops_.data() + recv);
         __builtin_prefetch(&ranks_[peer]);
-        __builtin_prefetch(match_.partner.data() + recv + 1);
-        if (recv + 1 < s_.op_count()) {
-          s_.prefetch(recv + 1);
-        }
+        s_.prefetch(recv);
         ++messages_;
         bytes_ += m;
         break;
       }
       case OpKind::recv:
       case OpKind::recv_reduce:
-        if (state_[id] == kArrived) {
-          complete_receive(id, r, ready, time_[id]);
+        if (ops_[id].state() == kArrived) {
+          complete_receive(id, r, ready, ops_[id].time);
         } else {
-          state_[id] = kWaiting;
-          time_[id] = ready;
+          ops_[id].set_state(kWaiting);
+          ops_[id].time = ready;
         }
         break;
       case OpKind::reduce: done(id, r, ready, ready + rate_time(m, ep.reduce_bandwidth)); break;
@@ -267,14 +281,15 @@ private:
         rate_time(s_.length(a.recv), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
     const double data_in = std::max(a.time, rs.recv_free) + duration;
     rs.recv_free = data_in;
-    if (state_[a.recv] == kWaiting) {
-      complete_receive(a.recv, a.rank, time_[a.recv], data_in);
+    OpState& st = ops_[a.recv];
+    if (st.state() == kWaiting) {
+      complete_receive(a.recv, a.rank, st.time, data_in);
       if (rs.blocked_on == a.recv) {
         issue(a.rank);
       }
     } else {
-      state_[a.recv] = kArrived;
-      time_[a.recv] = data_in;
+      st.set_state(kArrived);
+      st.time = data_in;
     }
   }
 
@@ -282,10 +297,8 @@ private:
   const core::Topology& t_;
   const core::RunOptions& opt_;
   Routes routes_;
-  core::Matching match_;
-  core::BigVector<double> time_;
+  core::BigVector<OpState> ops_;
   core::BigVector<double> start_;
-  core::BigVector<std::uint8_t> state_;
   std::vector<RankState> ranks_;
   ArrivalQueue queue_;
   std::uint64_t messages_ = 0;

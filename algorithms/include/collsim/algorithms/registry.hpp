@@ -37,8 +37,8 @@ struct Request {
   const core::Topology* topology = nullptr;   ///< for topology-aware generators (may be null)
 };
 
-/// A closed-form alpha-beta-gamma cost: time = alpha_terms*alpha + beta_bytes*beta +
-/// gamma_bytes*gamma.
+/// A closed-form alpha-beta-gamma cost:
+/// time = alpha_terms * alpha + beta_bytes * beta + gamma_bytes * gamma.
 struct CostTerms {
   double alpha_terms = 0.0; ///< number of message start-ups on the critical path
   double beta_bytes = 0.0;  ///< bytes transferred on the critical path
@@ -50,8 +50,8 @@ struct AlgorithmInfo {
   core::CollectiveKind collective = core::CollectiveKind::allreduce;
   std::string summary; ///< one line
   std::string source;  ///< paper or library function it follows
-  std::vector<std::string>
-      aliases; ///< library names: "ompi:4", "ompi:ring", "mpich:ring", "smpi:lr"
+  /// Library names, e.g. "ompi:4", "ompi:ring", "mpich:ring", "smpi:lr".
+  std::vector<std::string> aliases;
   std::vector<ParamSpec> params;
   std::vector<std::string> constraints; ///< human-readable, e.g. "ranks must be a power of two"
   /// Returns an empty string if the request is acceptable, else the reason it is refused.
@@ -59,8 +59,8 @@ struct AlgorithmInfo {
   std::function<core::Schedule(const Request&)> generate;
   /// Closed form, when one is known for this request (nullopt: none for these ranks/size).
   std::function<std::optional<CostTerms>(const Request&)> cost;
-  std::string
-      cost_formula; ///< the closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g"
+  /// The closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g".
+  std::string cost_formula;
 };
 
 class Registry {
@@ -71,15 +71,20 @@ public:
   /// match.
   [[nodiscard]] const AlgorithmInfo& find(core::CollectiveKind c, std::string_view name) const;
   [[nodiscard]] const AlgorithmInfo* try_find(core::CollectiveKind c, std::string_view name) const;
+  /// The collectives that have at least one algorithm, in canonical order.
+  [[nodiscard]] std::vector<std::string> collectives_with_algorithms() const;
   /// All algorithms, or those of one collective, in registration order.
   [[nodiscard]] std::vector<const AlgorithmInfo*>
   list(std::optional<core::CollectiveKind> c = std::nullopt) const;
   /// Fills defaults, checks parameter ranges and the algorithm's constraints (UsageError with the
   /// reason), generates the schedule and stamps the header's algorithm name.
   [[nodiscard]] core::Schedule generate(const AlgorithmInfo& algo, Request request) const;
-  /// The closed-form cost for `request`, if the algorithm declares one.
+  /// The closed-form cost for `request`, if the algorithm declares one that is exact for it;
+  /// throws UsageError, as generate() does, when the request is refused.
   [[nodiscard]] std::optional<CostTerms> cost(const AlgorithmInfo& algo, Request request) const;
-  /// Checks parameters and constraints without generating; returns the reason or "".
+  /// Checks parameters and constraints without generating; returns the reason or "". Fills the
+  /// defaults of missing parameters into `request.params`. Order: collective, unknown parameter
+  /// names (with "did you mean"), parameter ranges, ranks >= 1, root < ranks, algo.check.
   [[nodiscard]] std::string refusal(const AlgorithmInfo& algo, Request& request) const;
 
 private:

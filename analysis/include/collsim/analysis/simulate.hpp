@@ -21,10 +21,10 @@ void check_engine(std::string_view engine);
 
 /// Times one point. For "analytic" the algorithm must declare a closed form for the request
 /// (UsageError otherwise). `run` (optional) receives the engine's full result.
-core::ResultRow simulate(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
-                         const core::Topology& topology, std::string_view engine,
-                         const algorithms::Request& request, core::RunResult* run = nullptr,
-                         const core::RunOptions& options = {});
+core::ResultRow simulate(const algorithms::Registry& registry,
+                         const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
+                         std::string_view engine, const algorithms::Request& request,
+                         core::RunResult* run = nullptr, const core::RunOptions& options = {});
 
 /// The fastest algorithm for each contiguous size range at one rank count.
 struct CrossoverRange {
@@ -33,7 +33,7 @@ struct CrossoverRange {
   core::Bytes from{0};
   core::Bytes to{0};
   std::string winner;
-  std::string runner_up; ///< empty when only one algorithm ran
+  std::string runner_up;    ///< empty when only one algorithm ran
   double min_speedup = 0.0; ///< over the range: smallest runner-up time / winner time
   double max_speedup = 0.0;
   bool operator==(const CrossoverRange&) const = default;
@@ -43,9 +43,9 @@ struct CrossoverRange {
 std::vector<CrossoverRange> crossovers(const std::vector<core::ResultRow>& rows);
 
 struct StudyResult {
-  std::vector<core::ResultRow> rows;        ///< algorithm-major, then ranks, then size
+  std::vector<core::ResultRow> rows; ///< algorithm-major, then ranks, then size
   std::vector<CrossoverRange> crossovers;
-  std::vector<std::string> skipped;         ///< "algorithm at N ranks: reason"
+  std::vector<std::string> skipped; ///< "algorithm at N ranks: reason"
 };
 
 /// progress(done, total) is called from worker threads (serialised by the caller's lock-free

@@ -43,13 +43,13 @@ constexpr bool is_reduction(CollectiveKind c) {
 }
 /// True for collectives with a root rank (reduce, bcast, gather, scatter).
 constexpr bool has_root(CollectiveKind c) {
-  return c == CollectiveKind::reduce || c == CollectiveKind::bcast ||
-         c == CollectiveKind::gather || c == CollectiveKind::scatter;
+  return c == CollectiveKind::reduce || c == CollectiveKind::bcast || c == CollectiveKind::gather ||
+         c == CollectiveKind::scatter;
 }
 
 /// nccl-tests' bus-bandwidth factor: busbw = algbw * factor.
-/// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall, gather, scatter (n-1)/n; bcast, reduce 1.
-/// Barrier moves no data; its factor is defined as 0.
+/// allreduce 2(n-1)/n; allgather, reduce_scatter, alltoall, gather, scatter (n-1)/n; bcast,
+/// reduce 1. Barrier moves no data; its factor is defined as 0.
 double busbw_factor(CollectiveKind c, std::uint32_t ranks);
 
 } // namespace collsim::core

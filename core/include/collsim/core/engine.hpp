@@ -25,12 +25,12 @@ struct OpTiming {
 };
 
 struct RunResult {
-  Seconds time;                    ///< completion of the last rank
+  Seconds time;                     ///< completion of the last rank
   std::vector<Seconds> rank_finish; ///< completion of each rank's last operation
   std::uint64_t operations = 0;
   std::uint64_t messages = 0;
-  std::uint64_t bytes_sent = 0;    ///< sum over all messages
-  std::vector<OpTiming> timeline;  ///< empty unless requested
+  std::uint64_t bytes_sent = 0;   ///< sum over all messages
+  std::vector<OpTiming> timeline; ///< empty unless requested
 };
 
 class Engine {

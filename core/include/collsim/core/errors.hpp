@@ -1,6 +1,7 @@
 #pragma once
 // Typed errors (ARCHITECTURE.md, "Errors"). Every error a user can cause carries the user's
-// coordinates; `main` maps the type to an exit code (2 for bad input, 1 for failures while running).
+// coordinates; `main` maps the type to an exit code (2 for bad input, 1 for failures while
+// running).
 
 #include <cstdint>
 #include <span>
@@ -70,7 +71,8 @@ private:
   std::vector<std::string> valid_;
 };
 
-/// Bad command-line usage or an invalid request (e.g. ranks = 0, a constraint an algorithm declares).
+/// Bad command-line usage or an invalid request (e.g. ranks = 0, a constraint an algorithm
+/// declares).
 class UsageError : public Error {
 public:
   using Error::Error;

@@ -18,23 +18,23 @@ namespace collsim::core {
 
 /// Parameters of the `uniform` builder: every pair of ranks joined by its own link.
 struct UniformSpec {
-  Seconds latency{2e-6};                ///< alpha, per message
-  Bandwidth bandwidth{10e9};            ///< 1/beta
-  Bandwidth reduce_bandwidth{0};        ///< 1/gamma (0 = reductions are free)
+  Seconds latency{2e-6};         ///< alpha, per message
+  Bandwidth bandwidth{10e9};     ///< 1/beta
+  Bandwidth reduce_bandwidth{0}; ///< 1/gamma (0 = reductions are free)
   bool operator==(const UniformSpec&) const = default;
 };
 
 /// Parameters of the `cluster` builder: N nodes x G devices; each device has a link to its node's
 /// switch; each node has NICs joined to one non-blocking network switch.
 struct ClusterSpec {
-  std::uint32_t nodes = 0;              ///< 0: as many as the study's ranks need
+  std::uint32_t nodes = 0; ///< 0: as many as the study's ranks need
   std::uint32_t devices_per_node = 1;
-  Bandwidth intra_bandwidth{100e9};     ///< device <-> node switch, per direction
+  Bandwidth intra_bandwidth{100e9}; ///< device <-> node switch, per direction
   Seconds intra_latency{1e-6};
   std::uint32_t nics_per_node = 1;
-  Bandwidth nic_bandwidth{25e9};        ///< NIC <-> network switch, per direction
-  Seconds nic_latency{1e-6};            ///< per NIC link (a route crosses two)
-  Seconds switch_latency{0.0};          ///< added once per inter-node route, inside the switch
+  Bandwidth nic_bandwidth{25e9}; ///< NIC <-> network switch, per direction
+  Seconds nic_latency{1e-6};     ///< per NIC link (a route crosses two)
+  Seconds switch_latency{0.0};   ///< added once per inter-node route, inside the switch
   Bandwidth reduce_bandwidth{0};
   bool operator==(const ClusterSpec&) const = default;
 };
@@ -52,16 +52,16 @@ struct TopologySpec {
   UniformSpec uniform;
   ClusterSpec cluster;
   EndpointSpec endpoint;
-  SourcePos pos;                ///< where the `topology` section starts
+  SourcePos pos; ///< where the `topology` section starts
   bool operator==(const TopologySpec&) const = default;
 };
 
 /// A sweep of sizes and rank counts for one collective and some algorithms.
 struct StudySpec {
-  std::string name;                           ///< optional label
+  std::string name; ///< optional label
   CollectiveKind collective = CollectiveKind::allreduce;
-  std::vector<std::string> algorithms;        ///< names or aliases, resolved by the registry
-  std::vector<SourcePos> algorithm_pos;       ///< position of each name
+  std::vector<std::string> algorithms;  ///< names or aliases, resolved by the registry
+  std::vector<SourcePos> algorithm_pos; ///< position of each name
   std::vector<std::uint32_t> ranks;
   std::vector<Bytes> sizes;
   std::uint32_t root = 0;

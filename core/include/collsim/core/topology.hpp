@@ -7,7 +7,8 @@
 //     nodes, a device with an egress NIC routes device -> its NIC -> ... -> peer's NIC -> peer
 //     (GPU-to-NIC affinity, as NCCL and MPI pin them).
 //   * full mesh (the textbook alpha-beta model): every ordered pair of ranks has its own link with
-//     the same bandwidth and latency. The p*(p-1) links are implicit, so a 2^20-rank study is cheap.
+//     the same bandwidth and latency. The p*(p-1) links are implicit, so a 2^20-rank study is
+//     cheap.
 
 #include "collsim/core/schedule.hpp"
 #include "collsim/core/units.hpp"
@@ -24,7 +25,15 @@ using DeviceId = std::uint32_t;
 using LinkId = std::uint32_t;
 inline constexpr DeviceId kNoDevice = 0xffffffffu;
 
-enum class DeviceKind : std::uint8_t { endpoint, gpu, cpu, nvswitch, pcie_switch, nic, network_switch };
+enum class DeviceKind : std::uint8_t {
+  endpoint,
+  gpu,
+  cpu,
+  nvswitch,
+  pcie_switch,
+  nic,
+  network_switch
+};
 enum class LinkKind : std::uint8_t { generic, nvlink, pcie, ib, ethernet, upi, intra };
 std::string_view to_string(DeviceKind k);
 std::string_view to_string(LinkKind k);
@@ -41,7 +50,7 @@ struct EndpointParams {
 struct Device {
   std::string name;
   DeviceKind kind = DeviceKind::endpoint;
-  std::uint32_t node = 0;     ///< the node (server) the device belongs to
+  std::uint32_t node = 0;      ///< the node (server) the device belongs to
   DeviceId egress = kNoDevice; ///< NIC used for traffic leaving the node (kNoDevice: none)
   EndpointParams endpoint;
   bool operator==(const Device&) const = default;
@@ -74,7 +83,8 @@ public:
                             EndpointParams endpoint);
 
   DeviceId add_device(Device d);
-  /// Adds one directed link; add_duplex adds both directions (full duplex, as NVLink, PCIe and IB are).
+  /// Adds one directed link; add_duplex adds both directions (full duplex, as NVLink, PCIe and IB
+  /// are).
   LinkId add_link(Link l);
   void add_duplex(DeviceId a, DeviceId b, Bandwidth bw, Seconds latency, LinkKind kind);
   /// Maps rank i to device `devices[i]`.
@@ -104,8 +114,9 @@ private:
   std::vector<LinkId> shortest_path(DeviceId from, DeviceId to) const;
   RouteCost cost_of(const std::vector<LinkId>& path) const;
 
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
-                                      boost::property<boost::edge_index_t, LinkId>>;
+  using Graph =
+      boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                            boost::property<boost::edge_index_t, LinkId>>;
   Graph graph_;
   std::vector<Device> devices_;
   std::vector<Link> links_;

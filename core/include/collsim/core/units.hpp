@@ -1,7 +1,7 @@
 #pragma once
-// Strong units. Bytes is an integer count; Seconds and Bandwidth are distinct floating-point types so
-// that GB/s and B/ns cannot be mixed by accident. One parser reads every unit string collsim accepts:
-// GB = 10^9 bytes, GiB = 2^30 bytes, Gb = 10^9 bits (STYLE.md, "Strong units").
+// Strong units. Bytes is an integer count; Seconds and Bandwidth are distinct floating-point types
+// so that GB/s and B/ns cannot be mixed by accident. One parser reads every unit string collsim
+// accepts: GB = 10^9 bytes, GiB = 2^30 bytes, Gb = 10^9 bits (STYLE.md, "Strong units").
 
 #include <compare>
 #include <cstdint>
@@ -49,19 +49,29 @@ struct Bandwidth {
   }
 };
 
-constexpr Bytes operator""_B(unsigned long long v) { return Bytes{v}; }
-constexpr Bytes operator""_KiB(unsigned long long v) { return Bytes{v << 10}; }
-constexpr Bytes operator""_MiB(unsigned long long v) { return Bytes{v << 20}; }
-constexpr Bytes operator""_GiB(unsigned long long v) { return Bytes{v << 30}; }
+constexpr Bytes operator""_B(unsigned long long v) {
+  return Bytes{v};
+}
+constexpr Bytes operator""_KiB(unsigned long long v) {
+  return Bytes{v << 10};
+}
+constexpr Bytes operator""_MiB(unsigned long long v) {
+  return Bytes{v << 20};
+}
+constexpr Bytes operator""_GiB(unsigned long long v) {
+  return Bytes{v << 30};
+}
 
 /// The result of parsing a unit string: empty error means success.
-template <class T> struct Parsed {
+template <class T>
+struct Parsed {
   T value{};
   std::string error; ///< human-readable reason, e.g. "expected a size like '64 KiB', got '64 KiBs'"
   [[nodiscard]] bool ok() const { return error.empty(); }
 };
 
-/// Parses sizes: "64 KiB", "1MiB", "8B", "1.5 GB", "1000" (plain bytes). Fractions must give whole bytes.
+/// Parses sizes: "64 KiB", "1MiB", "8B", "1.5 GB", "1000" (plain bytes). Fractions must give whole
+/// bytes.
 Parsed<Bytes> parse_bytes(std::string_view text);
 /// Parses durations: "1.5 us", "2 ns", "0.3 ms", "1 s".
 Parsed<Seconds> parse_seconds(std::string_view text);

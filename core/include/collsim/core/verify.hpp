@@ -1,18 +1,21 @@
 #pragma once
 // Structural validation and symbolic semantic checking of schedules (algorithms.md section 5.2).
 //
-// validate():        ranges inside buffers, peers in range, dependencies point to earlier operations
+// validate():        ranges inside buffers, peers in range, dependencies point to earlier
+// operations
 //                    (operations issue in program order, so a later one can never be waited for),
 //                    every send matched by one receive of the same length (FIFO per ordered pair),
 //                    and an untimed execution that finishes (no deadlock).
 // check_semantics(): executes the schedule symbolically. Each byte holds which ranks' contributions
-//                    it carries (a pair of 64-bit random-weight fingerprints and a count, so a missing
-//                    or duplicated contribution is caught except with probability ~2^-64) and which
-//                    element of the origin buffer it is; then the collective's postcondition is checked.
+//                    it carries (a pair of 64-bit random-weight fingerprints and a count, so a
+//                    missing or duplicated contribution is caught except with probability ~2^-64)
+//                    and which element of the origin buffer it is; then the collective's
+//                    postcondition is checked.
 
 #include "collsim/core/schedule.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,10 @@ struct Matching {
 /// Matches sends and receives first-in first-out per ordered pair of ranks in O(ops log peers).
 /// Problems (unmatched operations, length mismatches, bad peers) are added to `report` if given.
 Matching match_messages(const Schedule& s, VerifyReport* report = nullptr);
+/// The same matching, streamed: sink(send, recv) for every matched pair, in send order. Returns the
+/// number of unmatched operations. (Engines store partners in their own per-operation state.)
+std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpId)>& sink,
+                           VerifyReport* report = nullptr);
 
 VerifyReport validate(const Schedule& s);
 /// Runs validate() first; semantic checks run only on a structurally valid schedule.

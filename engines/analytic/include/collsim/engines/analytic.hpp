@@ -9,15 +9,16 @@
 namespace collsim::engines {
 
 struct AlphaBetaGamma {
-  core::Seconds alpha;  ///< per message: L + 2o (LogGP's start-up)
-  double beta = 0.0;    ///< seconds per byte transferred (1 / bottleneck bandwidth)
-  double gamma = 0.0;   ///< seconds per byte reduced (0 when reductions are free)
+  core::Seconds alpha; ///< per message: L + 2o (LogGP's start-up)
+  double beta = 0.0;   ///< seconds per byte transferred (1 / bottleneck bandwidth)
+  double gamma = 0.0;  ///< seconds per byte reduced (0 when reductions are free)
   bool operator==(const AlphaBetaGamma&) const = default;
 };
 
 /// alpha, beta, gamma of a topology's first `ranks` ranks. On a uniform (full-mesh) topology these
 /// are exact. On other topologies the textbook model does not hold; the slowest route from rank 0
-/// (largest latency, smallest bottleneck bandwidth) is used, which bounds most algorithms from above.
+/// (largest latency, smallest bottleneck bandwidth) is used, which bounds most algorithms from
+/// above.
 AlphaBetaGamma alpha_beta_gamma(const core::Topology& t, std::uint32_t ranks);
 
 /// time = alpha_terms * alpha + beta_bytes * beta + gamma_bytes * gamma.

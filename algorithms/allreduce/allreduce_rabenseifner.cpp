@@ -6,7 +6,10 @@
 // operations in MPICH", IJHPCA 19(1), 2005; R. Rabenseifner, "Optimization of collective reduction
 // operations", ICCS 2004. The schedule follows Open MPI
 // ompi_coll_base_allreduce_intra_redscat_allgather (coll/tuned allreduce algorithm 6) step for
-// step, including its non-power-of-two fold.
+// step, including its non-power-of-two fold. MPICH MPIR_Allreduce_intra_reduce_scatter_allgather
+// (alias "mpich:reduce_scatter_allgather") sends the same messages when p is a power of two and p
+// divides n; otherwise it differs: it folds whole vectors (as recursive_doubling does) and splits
+// windows on boundaries of p' blocks of block_range(n, p', i) instead of halving byte counts.
 //
 // Cost, p' = 2^floor(lg p), exact when p' divides n:
 //   p = 2^k:   2 lg p a + 2(p-1)/p n b + (p-1)/p n g.
@@ -32,8 +35,9 @@
 //   unfold: each even rank below 2r sends the whole result to rank+1.
 //
 // Dependencies: a send waits for the operation that produced its bytes; a receive into tmp waits
-// for the reduction that last read tmp; a receive into data waits for the send that read those
-// bytes (which transitively waited for every earlier write to them).
+// for the reduction that last read tmp; a reduction waits for its receive (and, on a folded rank's
+// first step, for the fold's receive into data, which it overwrites); a receive into data waits for
+// the send that read those bytes (which transitively waited for every earlier write to them).
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "generator_support.hpp"
