@@ -8,7 +8,6 @@
 
 namespace collsim::core {
 namespace {
-constexpr std::uint32_t kLongLength = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint32_t kNoArg = std::numeric_limits<std::uint32_t>::max();
 } // namespace
 
@@ -134,10 +133,7 @@ void Schedule::finish() {
   finished_ = true;
 }
 
-std::uint64_t Schedule::length(OpId id) const {
-  if (ops_[id].length != kLongLength) {
-    return ops_[id].length;
-  }
+std::uint64_t Schedule::long_length(OpId id) const {
   auto it = std::lower_bound(long_lengths_.begin(), long_lengths_.end(), id,
                              [](const auto& p, OpId v) { return p.first < v; });
   return it->second;

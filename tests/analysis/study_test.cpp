@@ -3,6 +3,7 @@
 #include "collsim/io/scenario_loader.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 using namespace collsim;
 
@@ -80,4 +81,30 @@ studies:
   CHECK_THROWS_WITH(analysis::run_study(scenario, scenario.studies[0], registry),
                     "small.yaml:13:12: error: studies[0].ranks: the cluster has 8 devices (2 nodes "
                     "x 4) but 16 ranks were requested");
+}
+
+TEST_CASE("every shipped scenario loads and runs all its studies", "[analysis][scenarios]") {
+  const auto registry = algorithms::make_default_registry();
+  std::size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios")) {
+    if (entry.path().extension() != ".yaml") {
+      continue;
+    }
+    ++files;
+    INFO(entry.path().filename().string());
+    const auto scenario = io::load_scenario(entry.path().string());
+    REQUIRE_FALSE(scenario.studies.empty());
+    for (const auto& study : scenario.studies) {
+      const auto result = analysis::run_study(scenario, study, registry);
+      CHECK(result.rows.size() + result.skipped.size() ==
+            study.algorithms.size() * study.ranks.size() * study.sizes.size());
+      for (const auto& row : result.rows) {
+        CHECK(row.time.value > 0.0);
+        CHECK(row.busbw.bytes_per_second >= 0.0);
+      }
+      CHECK_FALSE(result.crossovers.empty());
+    }
+  }
+  CHECK(files >= 2);
 }

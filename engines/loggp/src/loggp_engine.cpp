@@ -4,6 +4,7 @@
 #include "collsim/core/verify.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -32,12 +33,17 @@ struct OpState {
 #pragma pack(pop)
 static_assert(sizeof(OpState) == 12);
 
+/// A message's first byte reaching its receiver. The key packs (time, receive id) so that one
+/// integer comparison orders events: non-negative doubles order like their bit patterns.
 struct Arrival {
-  double time; // first byte at the receiver
+  std::uint64_t time_bits;
   OpId recv;
   Rank rank;
+  Arrival(double time, OpId r, Rank k)
+      : time_bits(std::bit_cast<std::uint64_t>(time)), recv(r), rank(k) {}
+  [[nodiscard]] double time() const { return std::bit_cast<double>(time_bits); }
   [[nodiscard]] bool before(const Arrival& o) const {
-    return time != o.time ? time < o.time : recv < o.recv;
+    return time_bits != o.time_bits ? time_bits < o.time_bits : recv < o.recv;
   }
 };
 
@@ -95,6 +101,7 @@ private:
 };
 
 struct RankState {
+  const core::EndpointParams* endpoint = nullptr;
   OpId next = 0;
   OpId blocked_on = core::kNoMatch;
   double last_issue = 0.0;
@@ -151,6 +158,7 @@ public:
     }
     for (Rank r = 0; r < s.ranks(); ++r) {
       ranks_[r].next = s.rank_begin(r);
+      ranks_[r].endpoint = &t.endpoint(r);
     }
     if (opt.timeline) {
       start_.assign(s.op_count(), 0.0);
@@ -210,7 +218,7 @@ private:
     RankState& rs = ranks_[r];
     const OpId base = s_.rank_begin(r);
     const OpId end = s_.rank_end(r);
-    const core::EndpointParams& ep = t_.endpoint(r);
+    const core::EndpointParams& ep = *rs.endpoint;
     const double o = ep.overhead.value;
     while (rs.next < end) {
       const OpId id = rs.next;
@@ -266,7 +274,7 @@ private:
   }
 
   void complete_receive(OpId id, Rank r, double issued, double data_in) {
-    const core::EndpointParams& ep = t_.endpoint(r);
+    const core::EndpointParams& ep = *ranks_[r].endpoint;
     double end = std::max(issued, data_in) + ep.overhead.value;
     if (s_.kind(id) == OpKind::recv_reduce) {
       end += rate_time(s_.length(id), ep.reduce_bandwidth);
@@ -279,7 +287,7 @@ private:
     // m * G on the sender's route (the receive's peer is the sender).
     const double duration =
         rate_time(s_.length(a.recv), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
-    const double data_in = std::max(a.time, rs.recv_free) + duration;
+    const double data_in = std::max(a.time(), rs.recv_free) + duration;
     rs.recv_free = data_in;
     OpState& st = ops_[a.recv];
     if (st.state() == kWaiting) {

@@ -117,7 +117,10 @@ public:
   [[nodiscard]] Rank peer(OpId id) const { return ops_[id].arg; } ///< send/recv/recv_reduce only
   [[nodiscard]] Range target(OpId id) const;
   [[nodiscard]] Range source(OpId id) const; ///< reduce/copy only
-  [[nodiscard]] std::uint64_t length(OpId id) const;
+  [[nodiscard]] std::uint64_t length(OpId id) const {
+    const std::uint32_t len = ops_[id].length;
+    return len != kLongLength ? len : long_length(id);
+  }
   /// Local indices of the operations `id` depends on.
   [[nodiscard]] std::span<const std::uint32_t> deps(OpId id) const {
     const PackedOp& o = ops_[id];
@@ -142,6 +145,8 @@ private:
     bool operator==(const LocalSource&) const = default;
   };
   void check_building(const char* what) const;
+  [[nodiscard]] std::uint64_t long_length(OpId id) const;
+  static constexpr std::uint32_t kLongLength = 0xffffffffU;
 
   /// What engines read, packed in 16 bytes so that one cache line holds four operations: engines
   /// step through thousands of ranks' programs at once, and separate arrays per field would need
