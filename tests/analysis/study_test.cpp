@@ -86,8 +86,8 @@ studies:
 TEST_CASE("every shipped scenario loads and runs all its studies", "[analysis][scenarios]") {
   const auto registry = algorithms::make_default_registry();
   std::size_t files = 0;
-  for (const auto& entry :
-       std::filesystem::directory_iterator(std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios")) {
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(COLLSIM_SOURCE_DIR) / "scenarios")) {
     if (entry.path().extension() != ".yaml") {
       continue;
     }
