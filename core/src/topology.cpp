@@ -3,7 +3,6 @@
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
-#include <boost/graph/breadth_first_search.hpp>
 #include <fmt/format.h>
 #include <limits>
 
