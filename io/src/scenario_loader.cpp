@@ -184,7 +184,9 @@ private:
     }
     Fields out;
     for (auto it = at.node.begin(); it != at.node.end(); ++it) {
-      const YAML::Node& key_node = it->first;
+      // A copy, not a reference: yaml-cpp's iterator returns its pair through a temporary proxy
+      // that dies at the end of this statement (AddressSanitizer: stack-use-after-scope).
+      const YAML::Node key_node = it->first;
       const SourcePos key_pos = pos_of(key_node.Mark());
       if (!key_node.IsScalar()) {
         fail(key_pos, at.path, fmt::format("expected a key name, got {}", describe(key_node)));
