@@ -706,6 +706,65 @@ Matching match_messages(const Schedule& s, VerifyReport* report) {
   return m;
 }
 
+namespace {
+
+/// Per-peer counters for one rank's program: an open-addressing table reused rank after rank, so
+/// that a rank with a few peers among a million touches a few cache lines, not a dense array.
+class PeerCounters {
+public:
+  /// The counter of `peer`, created at zero.
+  std::uint64_t& operator[](Rank peer) {
+    if ((used_.size() + 1) * 2 > keys_.size()) {
+      grow();
+    }
+    std::size_t i = hash(peer);
+    while (keys_[i] != kEmpty && keys_[i] != peer) {
+      i = (i + 1) & (keys_.size() - 1);
+    }
+    if (keys_[i] == kEmpty) {
+      keys_[i] = peer;
+      values_[i] = 0;
+      used_.push_back(static_cast<std::uint32_t>(i));
+    }
+    return values_[i];
+  }
+  /// The peers seen since the last clear, in first-seen order.
+  template <class F>
+  void for_each(F&& f) {
+    for (std::uint32_t i : used_) {
+      f(keys_[i], values_[i]);
+    }
+  }
+  void clear() {
+    for (std::uint32_t i : used_) {
+      keys_[i] = kEmpty;
+    }
+    used_.clear();
+  }
+
+private:
+  static constexpr Rank kEmpty = 0xffffffffU;
+  [[nodiscard]] std::size_t hash(Rank r) const {
+    return (static_cast<std::size_t>(r) * 0x9e3779b97f4a7c15ULL >> 20) & (keys_.size() - 1);
+  }
+  void grow() {
+    std::vector<std::pair<Rank, std::uint64_t>> old;
+    for_each([&](Rank k, std::uint64_t v) { old.emplace_back(k, v); });
+    const std::size_t cap = std::max<std::size_t>(64, keys_.size() * 2);
+    keys_.assign(cap, kEmpty);
+    values_.assign(cap, 0);
+    used_.clear();
+    for (const auto& [k, v] : old) {
+      (*this)[k] = v;
+    }
+  }
+  std::vector<Rank> keys_;
+  std::vector<std::uint64_t> values_;
+  std::vector<std::uint32_t> used_;
+};
+
+} // namespace
+
 std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpId)>& sink,
                            VerifyReport* report) {
   std::size_t unmatched = 0;
@@ -722,39 +781,34 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
   std::vector<OpId> recv_sorted;
   std::vector<Group> groups;
   std::vector<std::uint64_t> group_begin(static_cast<std::size_t>(p) + 1, 0);
-  std::vector<std::uint32_t> count(p, 0);
-  std::vector<std::uint64_t> cursor(p, 0);
-  std::vector<Rank> touched;
+  PeerCounters counters;
+  std::vector<std::pair<Rank, std::uint64_t>> sources;
   for (Rank b = 0; b < p; ++b) {
     group_begin[b] = groups.size();
     for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
       if (is_receive(s.kind(id)) && s.peer(id) < p) {
-        if (count[s.peer(id)]++ == 0) {
-          touched.push_back(s.peer(id));
-        }
+        ++counters[s.peer(id)];
       }
     }
-    std::sort(touched.begin(), touched.end());
+    sources.clear();
+    counters.for_each([&](Rank a, std::uint64_t n) { sources.emplace_back(a, n); });
+    std::sort(sources.begin(), sources.end());
     std::uint64_t pos = recv_sorted.size();
-    for (Rank a : touched) {
-      groups.push_back({a, count[a], pos, 0});
-      cursor[a] = pos;
-      pos += count[a];
+    for (const auto& [a, n] : sources) {
+      groups.push_back({a, static_cast<std::uint32_t>(n), pos, 0});
+      counters[a] = pos; // from now on: the next free slot of a's bucket
+      pos += n;
     }
     recv_sorted.resize(pos);
     for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
       if (is_receive(s.kind(id)) && s.peer(id) < p) {
-        recv_sorted[cursor[s.peer(id)]++] = id;
+        recv_sorted[counters[s.peer(id)]++] = id;
       }
     }
-    for (Rank a : touched) {
-      count[a] = 0;
-    }
-    touched.clear();
+    counters.clear();
   }
   group_begin[p] = groups.size();
 
-  std::vector<std::uint32_t>& seq = count; // sends from the current rank to each destination
   for (Rank a = 0; a < p; ++a) {
     for (OpId id = s.rank_begin(a); id < s.rank_end(a); ++id) {
       if (s.kind(id) != OpKind::send) {
@@ -764,17 +818,11 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
       if (b >= p || b == a) {
         continue; // reported by the structural check
       }
-      if (seq[b] == 0) {
-        touched.push_back(b);
-      }
-      const std::uint32_t k = seq[b]++;
+      const std::uint64_t k = counters[b]++; // sends from a to b so far
       const auto lo = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b]);
       const auto hi = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b + 1]);
       const auto g =
           std::lower_bound(lo, hi, a, [](const Group& x, Rank v) { return x.source < v; });
-      if (g != hi && g->source == a && k < g->count) {
-        ++g->matched;
-      }
       if (g == hi || g->source != a || k >= g->count) {
         ++unmatched;
         if (report != nullptr) {
@@ -783,17 +831,16 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
         }
         continue;
       }
+      ++g->matched;
       const OpId recv = recv_sorted[g->first + k];
       sink(id, recv);
-      if (s.length(id) != s.length(recv) && report != nullptr) {
+      // Engines time only validated schedules; the length check belongs to validate().
+      if (report != nullptr && s.length(id) != s.length(recv)) {
         report->add(fmt::format("length mismatch: {} sends {} bytes but {} receives {}",
                                 op_label(s, id), s.length(id), op_label(s, recv), s.length(recv)));
       }
     }
-    for (Rank b : touched) {
-      seq[b] = 0;
-    }
-    touched.clear();
+    counters.clear();
   }
   // Receives beyond the number of sends on their channel are unmatched.
   for (Rank b = 0; b < p; ++b) {
