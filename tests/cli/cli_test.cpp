@@ -4,6 +4,8 @@
 #include "collsim/core/verify.hpp"
 
 #include <array>
+#include <fstream>
+#include <iterator>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -169,4 +171,28 @@ TEST_CASE("every command has --help and exits 0", "[cli]") {
     CHECK(o.code == 0);
     CHECK(o.out.find("Usage") != std::string::npos);
   }
+}
+
+TEST_CASE("the README's first example shows the real output of the command it shows", "[cli][docs]") {
+  std::ifstream f(std::string(COLLSIM_SOURCE_DIR) + "/README.md");
+  REQUIRE(f);
+  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string prompt = "$ collsim sim --scenario scenarios/textbook.yaml";
+  const auto start = readme.find(prompt);
+  REQUIRE(start != std::string::npos);
+  // The command may continue on the next line after a backslash.
+  const auto first_nl = readme.find('\n', start);
+  auto cmd_end = first_nl;
+  std::string command = readme.substr(start + 2, first_nl - start - 2);
+  if (!command.empty() && command.back() == '\\') {
+    cmd_end = readme.find('\n', first_nl + 1);
+    command.pop_back();
+    command += readme.substr(first_nl + 1, cmd_end - first_nl - 1);
+  }
+  const auto block_end = readme.find("```", cmd_end);
+  REQUIRE(block_end != std::string::npos);
+  const std::string shown = readme.substr(cmd_end + 1, block_end - cmd_end - 1);
+  const auto o = run_collsim(command.substr(std::string("collsim ").size()));
+  REQUIRE(o.code == 0);
+  CHECK(o.out == shown);
 }
