@@ -52,6 +52,7 @@ CollectiveKind collective_from_name(std::string_view name) {
     return *c;
   }
   std::vector<std::string> valid;
+  valid.reserve(kAllCollectives.size());
   for (auto c : kAllCollectives) {
     valid.emplace_back(to_string(c));
   }

@@ -131,12 +131,12 @@ std::vector<LinkId> Topology::route(Rank a, Rank b) const {
   }
   const DeviceId da = rank_device_[a];
   const DeviceId db = rank_device_[b];
-  const Device& A = devices_[da];
-  const Device& B = devices_[db];
-  if (A.node != B.node && A.egress != kNoDevice && B.egress != kNoDevice) {
-    auto path = shortest_path(da, A.egress);
-    const auto mid = shortest_path(A.egress, B.egress);
-    const auto tail = shortest_path(B.egress, db);
+  const Device& src = devices_[da];
+  const Device& dst = devices_[db];
+  if (src.node != dst.node && src.egress != kNoDevice && dst.egress != kNoDevice) {
+    auto path = shortest_path(da, src.egress);
+    const auto mid = shortest_path(src.egress, dst.egress);
+    const auto tail = shortest_path(dst.egress, db);
     path.insert(path.end(), mid.begin(), mid.end());
     path.insert(path.end(), tail.begin(), tail.end());
     return path;

@@ -318,7 +318,7 @@ public:
     return out;
   }
 
-  void assign(std::uint64_t begin, std::uint64_t end, std::vector<Segment> pieces) {
+  void assign(std::uint64_t begin, std::uint64_t end, const std::vector<Segment>& pieces) {
     if (begin >= end) {
       return;
     }
@@ -331,7 +331,7 @@ public:
     if (first->begin < begin) {
       repl.push_back({first->begin, begin, first->value});
     }
-    for (auto& p : pieces) {
+    for (const auto& p : pieces) {
       if (!repl.empty() && repl.back().end == p.begin && repl.back().value == p.value) {
         repl.back().end = p.end;
       } else {
