@@ -163,6 +163,11 @@ void add_verify(CLI::App& app) {
     } else {
       algos = registry.list();
     }
+    if (algos.empty()) {
+      throw core::UsageError(fmt::format("no {} algorithms are available yet (collsim has: {})",
+                                         a->collective,
+                                         fmt::join(registry.collectives_with_algorithms(), ", ")));
+    }
     const auto ranks = parse_ranks(a->ranks, "--ranks");
     std::vector<core::Bytes> fixed;
     if (!a->sizes.empty()) {

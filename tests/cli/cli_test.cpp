@@ -4,10 +4,10 @@
 #include "collsim/core/verify.hpp"
 
 #include <array>
-#include <fstream>
-#include <iterator>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <sys/wait.h>
@@ -173,7 +173,8 @@ TEST_CASE("every command has --help and exits 0", "[cli]") {
   }
 }
 
-TEST_CASE("the README's first example shows the real output of the command it shows", "[cli][docs]") {
+TEST_CASE("the README's first example shows the real output of the command it shows",
+          "[cli][docs]") {
   std::ifstream f(std::string(COLLSIM_SOURCE_DIR) + "/README.md");
   REQUIRE(f);
   const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
@@ -195,4 +196,11 @@ TEST_CASE("the README's first example shows the real output of the command it sh
   const auto o = run_collsim(command.substr(std::string("collsim ").size()));
   REQUIRE(o.code == 0);
   CHECK(o.out == shown);
+}
+
+TEST_CASE("asking for a collective without algorithms says which ones have some", "[cli]") {
+  const auto o = run_collsim("verify --collective bcast");
+  CHECK(o.code == 2);
+  CHECK(o.err ==
+        "collsim: error: no bcast algorithms are available yet (collsim has: allreduce)\n");
 }
