@@ -5,6 +5,9 @@
 #include "collsim/algorithms/registry.hpp"
 
 #include "allreduce/allreduce_algorithms.hpp"
+#include "rooted/rooted_algorithms.hpp"
+#include "gather_scatter/block_algorithms.hpp"
+#include "personalized/personalized_algorithms.hpp"
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
@@ -212,6 +215,12 @@ Registry make_default_registry() {
   r.add(describe_recursive_doubling());
   r.add(describe_ring());
   r.add(describe_rabenseifner());
+  // reduce, bcast (block A)
+  // end of block A
+  // allgather, reduce_scatter (block B)
+  // end of block B
+  // alltoall, gather, scatter, barrier (block C)
+  // end of block C
   return r;
 }
 
