@@ -1,5 +1,5 @@
 #pragma once
-// Internal: the alltoall,gather,scatter,barrier algorithms, one file each in this folder. registry.cpp lists them.
+// Internal: the gather algorithms, one file each in this folder. registry.cpp lists them.
 
 #include "collsim/algorithms/registry.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Internal: the allgather,reduce_scatter algorithms, one file each in this folder. registry.cpp lists them.
+// Internal: the barrier algorithms, one file each in this folder. registry.cpp lists them.
 
 #include "collsim/algorithms/registry.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Internal: the reduce,bcast algorithms, one file each in this folder. registry.cpp lists them.
+// Internal: the bcast algorithms, one file each in this folder. registry.cpp lists them.
 
 #include "collsim/algorithms/registry.hpp"
 
