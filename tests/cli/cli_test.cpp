@@ -204,3 +204,14 @@ TEST_CASE("asking for a collective without algorithms says which ones have some"
   CHECK(o.err ==
         "collsim: error: no bcast algorithms are available yet (collsim has: allreduce)\n");
 }
+
+TEST_CASE("docs/algorithms.md is the registry's current markdown", "[cli][docs]") {
+  std::ifstream f(std::string(COLLSIM_SOURCE_DIR) + "/docs/algorithms.md");
+  REQUIRE(f);
+  const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto o = run_collsim("algorithms --format markdown");
+  REQUIRE(o.code == 0);
+  INFO("docs/algorithms.md is stale: regenerate it with "
+       "`build/release/cli/collsim algorithms --format markdown > docs/algorithms.md`");
+  CHECK(o.out == doc);
+}
