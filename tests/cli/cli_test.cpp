@@ -198,13 +198,6 @@ TEST_CASE("the README's first example shows the real output of the command it sh
   CHECK(o.out == shown);
 }
 
-TEST_CASE("asking for a collective without algorithms says which ones have some", "[cli]") {
-  const auto o = run_collsim("verify --collective bcast");
-  CHECK(o.code == 2);
-  CHECK(o.err ==
-        "collsim: error: no bcast algorithms are available yet (collsim has: allreduce)\n");
-}
-
 TEST_CASE("docs/algorithms.md is the registry's current markdown", "[cli][docs]") {
   std::ifstream f(std::string(COLLSIM_SOURCE_DIR) + "/docs/algorithms.md");
   REQUIRE(f);
