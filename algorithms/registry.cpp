@@ -221,10 +221,64 @@ Registry make_default_registry() {
   r.add(describe_ring());
   r.add(describe_rabenseifner());
   // reduce, bcast (block A)
+  r.add(describe_reduce_linear());
+  r.add(describe_reduce_chain());
+  r.add(describe_reduce_pipeline());
+  r.add(describe_reduce_binary());
+  r.add(describe_reduce_binomial());
+  r.add(describe_reduce_in_order_binary());
+  r.add(describe_reduce_rabenseifner());
+  r.add(describe_reduce_knomial());
+  r.add(describe_bcast_linear());
+  r.add(describe_bcast_chain());
+  r.add(describe_bcast_pipeline());
+  r.add(describe_bcast_split_binary_tree());
+  r.add(describe_bcast_binary_tree());
+  r.add(describe_bcast_binomial());
+  r.add(describe_bcast_knomial());
+  r.add(describe_bcast_scatter_allgather());
+  r.add(describe_bcast_scatter_ring_allgather());
   // end of block A
   // allgather, reduce_scatter (block B)
+  // allgather, in Open MPI coll/tuned id order (1-8), then SMPI's pair
+  r.add(describe_allgather_linear());
+  r.add(describe_allgather_bruck());
+  r.add(describe_allgather_recursive_doubling());
+  r.add(describe_allgather_ring());
+  r.add(describe_allgather_neighbor_exchange());
+  r.add(describe_allgather_two_proc());
+  r.add(describe_allgather_sparbit());
+  r.add(describe_allgather_direct());
+  r.add(describe_allgather_pair());
+  // reduce_scatter, in Open MPI coll/tuned id order (1-4), then MPICH's pairwise,
+  // recursive_doubling and noncommutative
+  r.add(describe_reduce_scatter_non_overlapping());
+  r.add(describe_reduce_scatter_recursive_halving());
+  r.add(describe_reduce_scatter_ring());
+  r.add(describe_reduce_scatter_butterfly());
+  r.add(describe_reduce_scatter_pairwise());
+  r.add(describe_reduce_scatter_recursive_doubling());
+  r.add(describe_reduce_scatter_noncommutative());
   // end of block B
-  // alltoall, gather, scatter, barrier (block C)
+  // alltoall, gather, scatter, barrier (block C), each in Open MPI coll/tuned id order
+  r.add(describe_alltoall_linear());
+  r.add(describe_alltoall_pairwise());
+  r.add(describe_alltoall_bruck());
+  r.add(describe_alltoall_linear_sync());
+  r.add(describe_alltoall_two_proc());
+  r.add(describe_alltoall_scattered());
+  r.add(describe_gather_linear());
+  r.add(describe_gather_binomial());
+  r.add(describe_gather_linear_sync());
+  r.add(describe_scatter_linear());
+  r.add(describe_scatter_binomial());
+  r.add(describe_scatter_linear_nb());
+  r.add(describe_barrier_linear());
+  r.add(describe_barrier_double_ring());
+  r.add(describe_barrier_recursive_doubling());
+  r.add(describe_barrier_dissemination());
+  r.add(describe_barrier_two_proc());
+  r.add(describe_barrier_tree());
   // end of block C
   return r;
 }

@@ -5,4 +5,11 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_alltoall_pairwise();    ///< AA2: p-1 sendrecv steps (r+i, r-i)
+AlgorithmInfo describe_alltoall_linear();      ///< AA1: post every send and receive at once
+AlgorithmInfo describe_alltoall_bruck();       ///< AA3: ceil(lg p) store-and-forward rounds
+AlgorithmInfo describe_alltoall_linear_sync(); ///< AA4: at most K requests in flight
+AlgorithmInfo describe_alltoall_two_proc();    ///< AA5: one sendrecv, exactly 2 ranks
+AlgorithmInfo describe_alltoall_scattered();   ///< AA6: staggered batches (MPICH)
+
 } // namespace collsim::algorithms

@@ -5,4 +5,11 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_barrier_recursive_doubling(); ///< BA3: XOR exchanges, fold
+AlgorithmInfo describe_barrier_dissemination();      ///< BA4: radix-k dissemination
+AlgorithmInfo describe_barrier_linear();             ///< BA1: check in with rank 0, released by it
+AlgorithmInfo describe_barrier_double_ring();        ///< BA2: a token around the ring twice
+AlgorithmInfo describe_barrier_tree();               ///< BA6: binomial fan-in and fan-out
+AlgorithmInfo describe_barrier_two_proc();           ///< BA5: one exchange, exactly 2 ranks
+
 } // namespace collsim::algorithms

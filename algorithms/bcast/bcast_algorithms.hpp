@@ -5,4 +5,14 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_bcast_linear();            ///< BC1: flat tree (Open MPI 1)
+AlgorithmInfo describe_bcast_chain();             ///< BC3: segmented multi-chain (Open MPI 2)
+AlgorithmInfo describe_bcast_pipeline();          ///< BC4: pipelined chain (Open MPI 3)
+AlgorithmInfo describe_bcast_split_binary_tree(); ///< BC5: split binary tree (Open MPI 4)
+AlgorithmInfo describe_bcast_binary_tree();       ///< BC6: pipelined binary tree (Open MPI 5)
+AlgorithmInfo describe_bcast_binomial();          ///< BC7: binomial tree (MPICH, Open MPI 6)
+AlgorithmInfo describe_bcast_knomial();           ///< BC8: k-nomial tree (Open MPI 7)
+AlgorithmInfo describe_bcast_scatter_allgather(); ///< BC9: scatter + recursive doubling (OMPI 8)
+AlgorithmInfo describe_bcast_scatter_ring_allgather(); ///< BC10: scatter + ring (OMPI 9)
+
 } // namespace collsim::algorithms

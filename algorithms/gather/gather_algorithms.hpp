@@ -5,4 +5,8 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_gather_binomial();    ///< GA2: binomial tree over relative ranks
+AlgorithmInfo describe_gather_linear();      ///< GA1: every rank sends to the root
+AlgorithmInfo describe_gather_linear_sync(); ///< GA3: go-ahead, then two segments
+
 } // namespace collsim::algorithms

@@ -5,4 +5,13 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_reduce_linear();          ///< RD1: flat tree (Open MPI 1)
+AlgorithmInfo describe_reduce_chain();           ///< RD2: segmented multi-chain (Open MPI 2)
+AlgorithmInfo describe_reduce_pipeline();        ///< RD3: pipelined chain (Open MPI 3)
+AlgorithmInfo describe_reduce_binary();          ///< RD4: pipelined binary tree (Open MPI 4)
+AlgorithmInfo describe_reduce_binomial();        ///< RD5: binomial tree (MPICH, Open MPI 5)
+AlgorithmInfo describe_reduce_in_order_binary(); ///< RD6: in-order binary tree (Open MPI 6)
+AlgorithmInfo describe_reduce_rabenseifner();    ///< RD7: reduce-scatter + gather (Open MPI 7)
+AlgorithmInfo describe_reduce_knomial();         ///< RD8: k-nomial tree (Open MPI 8)
+
 } // namespace collsim::algorithms

@@ -5,4 +5,12 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_reduce_scatter_ring();               ///< RS3: neighbour ring, p-1 steps
+AlgorithmInfo describe_reduce_scatter_recursive_halving();  ///< RS2: distance halving, fold
+AlgorithmInfo describe_reduce_scatter_pairwise();           ///< RS5: MPICH pairwise exchange
+AlgorithmInfo describe_reduce_scatter_butterfly();          ///< RS4: Open MPI butterfly (Traff)
+AlgorithmInfo describe_reduce_scatter_non_overlapping();    ///< RS1: reduce to 0 + scatter
+AlgorithmInfo describe_reduce_scatter_recursive_doubling(); ///< RS6: MPICH, any op, any p
+AlgorithmInfo describe_reduce_scatter_noncommutative();     ///< RS7: MPICH, Traff, power of two
+
 } // namespace collsim::algorithms

@@ -5,4 +5,8 @@
 
 namespace collsim::algorithms {
 
+AlgorithmInfo describe_scatter_binomial();  ///< SC2: binomial tree over relative ranks
+AlgorithmInfo describe_scatter_linear();    ///< SC1: blocking sends from the root
+AlgorithmInfo describe_scatter_linear_nb(); ///< SC3: non-blocking sends from the root
+
 } // namespace collsim::algorithms
