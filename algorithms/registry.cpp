@@ -4,16 +4,16 @@
 
 #include "collsim/algorithms/registry.hpp"
 
-#include "allreduce/allreduce_algorithms.hpp"
 #include "allgather/allgather_algorithms.hpp"
+#include "allreduce/allreduce_algorithms.hpp"
 #include "alltoall/alltoall_algorithms.hpp"
 #include "barrier/barrier_algorithms.hpp"
 #include "bcast/bcast_algorithms.hpp"
+#include "collsim/core/errors.hpp"
 #include "gather/gather_algorithms.hpp"
 #include "reduce/reduce_algorithms.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 #include "scatter/scatter_algorithms.hpp"
-#include "collsim/core/errors.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
