@@ -101,6 +101,11 @@ core::Schedule generate_reduce_bcast(const Request& req) {
 }
 
 std::optional<CostTerms> reduce_bcast_cost(const Request& req) {
+  // Exact only for a power of two: otherwise the subtrees are uneven and the smaller ones finish
+  // early, so the textbook count is an upper bound (checked against the loggp engine).
+  if (!std::has_single_bit(req.ranks)) {
+    return std::nullopt;
+  }
   const auto rounds = static_cast<double>(detail::ceil_log2(req.ranks));
   const auto n = static_cast<double>(req.bytes.value);
   return CostTerms{2 * rounds, 2 * rounds * n, rounds * n};
@@ -121,7 +126,8 @@ AlgorithmInfo describe_reduce_bcast() {
   };
   a.generate = generate_reduce_bcast;
   a.cost = reduce_bcast_cost;
-  a.cost_formula = "2 ceil(lg p) a + 2 ceil(lg p) n b + ceil(lg p) n g";
+  a.cost_formula = "p = 2^k: 2 lg p a + 2 lg p n b + lg p n g; otherwise at most 2 ceil(lg p) a + "
+                   "2 ceil(lg p) n b + ceil(lg p) n g (not exact: no closed form declared)";
   return a;
 }
 

@@ -69,7 +69,7 @@ TEST_CASE("recursive doubling reserves its exact operation and dependency counts
   CHECK(six.header().tmp_bytes == 10);
 }
 
-TEST_CASE("recursive doubling's closed form adds a fold and an unfold on a non-power of two",
+TEST_CASE("recursive doubling declares a closed form only on a power of two",
           "[algorithms][allreduce][recursive_doubling]") {
   const auto reg = algorithms::make_default_registry();
   const auto& algo = reg.find(core::CollectiveKind::allreduce, "recursive_doubling");
@@ -78,9 +78,6 @@ TEST_CASE("recursive doubling's closed form adds a fold and an unfold on a non-p
   CHECK(pow2->alpha_terms == 4.0);
   CHECK(pow2->beta_bytes == 400.0);
   CHECK(pow2->gamma_bytes == 400.0);
-  const auto odd = reg.cost(algo, testing::allreduce_request(20, 100));
-  REQUIRE(odd.has_value());
-  CHECK(odd->alpha_terms == 6.0);
-  CHECK(odd->beta_bytes == 600.0);
-  CHECK(odd->gamma_bytes == 500.0);
+  // MPICH's fold-and-unfold count is only a bound (ranks outside the fold start early).
+  CHECK_FALSE(reg.cost(algo, testing::allreduce_request(20, 100)).has_value());
 }
