@@ -117,3 +117,35 @@ TEST_CASE("every declared closed form equals the loggp engine on uniform",
   }
   CHECK(checked > 100);
 }
+
+namespace {
+double simulate_textbook(core::CollectiveKind c, const std::string& algo, std::uint32_t p,
+                         std::uint64_t n) {
+  const auto registry = algorithms::make_default_registry();
+  algorithms::Request req;
+  req.collective = c;
+  req.ranks = p;
+  req.bytes = core::Bytes{n};
+  const auto s = registry.generate(registry.find(c, algo), req);
+  return engines::LogGPEngine{}.run(s, textbook(p), {}).time.value;
+}
+} // namespace
+
+TEST_CASE("teaching facts on the textbook platform at 64 ranks", "[engines][teaching]") {
+  using core::CollectiveKind;
+  constexpr std::uint32_t p = 64;
+  constexpr std::uint64_t small = 8;
+  constexpr std::uint64_t large = 64ULL << 20;
+  // Latency-bound: lg p = 6 steps beat 2(p-1) = 126.
+  CHECK(simulate_textbook(CollectiveKind::allreduce, "recursive_doubling", p, small) <
+        simulate_textbook(CollectiveKind::allreduce, "ring", p, small));
+  // Bandwidth-bound: 2(p-1)/p n beta beats lg p n beta.
+  const double rd = simulate_textbook(CollectiveKind::allreduce, "recursive_doubling", p, large);
+  CHECK(simulate_textbook(CollectiveKind::allreduce, "ring", p, large) < rd);
+  CHECK(simulate_textbook(CollectiveKind::allreduce, "rabenseifner", p, large) < rd);
+  // Binomial bcast: lg p (a + n b) wins small, loses to scatter + allgather's 2(p-1)/p n b large.
+  CHECK(simulate_textbook(CollectiveKind::bcast, "binomial", p, small) <
+        simulate_textbook(CollectiveKind::bcast, "scatter_allgather", p, small));
+  CHECK(simulate_textbook(CollectiveKind::bcast, "binomial", p, large) >
+        simulate_textbook(CollectiveKind::bcast, "scatter_allgather", p, large));
+}
