@@ -17,34 +17,53 @@ namespace {
 
 std::vector<std::uint32_t> rank_counts() {
   std::vector<std::uint32_t> out;
-  for (std::uint32_t p = 1; p <= 33; ++p) {
+  for (std::uint32_t p = 1; p <= 40; ++p) {
     out.push_back(p);
   }
-  out.insert(out.end(), {64, 100, 128});
+  out.insert(out.end(), {64, 96, 100, 128});
   return out;
 }
 
 /// A request for `algo`'s collective; rooted collectives get a root other than 0 where there is
 /// one, so root handling is exercised too.
 algorithms::Request request_for(const algorithms::AlgorithmInfo& algo, std::uint32_t p,
-                                std::uint64_t n) {
+                                std::uint64_t n, core::Rank root) {
   algorithms::Request req = testing::allreduce_request(p, n);
   req.collective = algo.collective;
   if (core::has_root(algo.collective)) {
-    req.root = p / 2;
+    req.root = root;
   }
   return req;
+}
+
+algorithms::Request request_for(const algorithms::AlgorithmInfo& algo, std::uint32_t p,
+                                std::uint64_t n) {
+  return request_for(algo, p, n, p / 2);
+}
+
+/// The roots a rooted collective is checked with: 0, the middle and the last rank.
+std::vector<core::Rank> roots_for(const algorithms::AlgorithmInfo& algo, std::uint32_t p) {
+  if (!core::has_root(algo.collective)) {
+    return {0};
+  }
+  std::vector<core::Rank> out{0};
+  for (core::Rank r : {p / 2, p - 1}) {
+    if (r != out.back() && r != 0) {
+      out.push_back(r);
+    }
+  }
+  return out;
 }
 
 /// Runs one (algorithm, ranks, bytes) case; returns "" or what went wrong.
 std::string conformance_problem(const algorithms::Registry& reg,
                                 const algorithms::AlgorithmInfo& algo, std::uint32_t p,
-                                std::uint64_t n) {
-  algorithms::Request req = request_for(algo, p, n);
+                                std::uint64_t n, core::Rank root) {
+  algorithms::Request req = request_for(algo, p, n, root);
   const std::string why = reg.refusal(algo, req);
   if (!why.empty()) {
     try {
-      (void)reg.generate(algo, request_for(algo, p, n));
+      (void)reg.generate(algo, request_for(algo, p, n, root));
     } catch (const core::UsageError& e) {
       const std::string expected = fmt::format("{}: {}", algo.name, why);
       return e.what() == expected
@@ -53,7 +72,7 @@ std::string conformance_problem(const algorithms::Registry& reg,
     }
     return fmt::format("refused with '{}' but generate() did not throw", why);
   }
-  const core::Schedule s = reg.generate(algo, request_for(algo, p, n));
+  const core::Schedule s = reg.generate(algo, request_for(algo, p, n, root));
   const core::VerifyReport report = core::check_semantics(s);
   if (!report.ok()) {
     return report.summary();
@@ -63,20 +82,25 @@ std::string conformance_problem(const algorithms::Registry& reg,
 
 } // namespace
 
-TEST_CASE("every registered algorithm implements its collective on 1..33, 64, 100 and 128 ranks",
+TEST_CASE("every registered algorithm implements its collective on 1..40, 64, 96, 100 and 128 "
+          "ranks with roots 0, p/2 and p-1",
           "[algorithms][conformance]") {
   const algorithms::Registry reg = algorithms::make_default_registry();
   REQUIRE_FALSE(reg.list().empty());
   for (const algorithms::AlgorithmInfo* algo : reg.list()) {
     for (const std::uint32_t p : rank_counts()) {
-      // 0 bytes, 1 byte, fewer bytes than ranks (empty blocks), an odd size whose blocks never
-      // divide evenly, and 1 MiB.
-      for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} - 1,
-                                    std::uint64_t{1000003}, std::uint64_t{1} << 20}) {
-        const std::string problem = conformance_problem(reg, *algo, p, n);
-        if (!problem.empty()) {
-          FAIL_CHECK(fmt::format("{} {} on {} ranks, {} bytes:\n{}",
-                                 core::to_string(algo->collective), algo->name, p, n, problem));
+      for (const core::Rank root : roots_for(*algo, p)) {
+        // 0 bytes, 1 byte, fewer bytes than ranks (empty blocks), exactly one byte per rank, a
+        // prime size whose blocks never divide evenly, and 1 MiB.
+        for (const std::uint64_t n :
+             {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} - 1, std::uint64_t{p},
+              std::uint64_t{1000003}, std::uint64_t{1} << 20}) {
+          const std::string problem = conformance_problem(reg, *algo, p, n, root);
+          if (!problem.empty()) {
+            FAIL_CHECK(fmt::format("{} {} on {} ranks, root {}, {} bytes:\n{}",
+                                   core::to_string(algo->collective), algo->name, p, root, n,
+                                   problem));
+          }
         }
       }
     }
