@@ -2,6 +2,7 @@
 // Internal helpers shared by the generators: exact operation counts (so every generator reserves
 // the schedule's arrays once), the IR's size limits, and integer rank arithmetic.
 
+#include "collsim/algorithms/registry.hpp"
 #include "collsim/core/schedule.hpp"
 
 #include <bit>
@@ -50,6 +51,18 @@ inline std::uint32_t add_op(core::Schedule& s, core::OpKind kind, core::Rank pee
 inline std::uint32_t reduce_op(core::Schedule& s, core::Range from, core::Range into,
                                std::span<const std::uint32_t> deps) {
   return s.add(core::OpKind::reduce, 0, into, from, deps);
+}
+
+/// The root exchanges one block with every other rank, all messages in flight at once: one
+/// start-up, and the root's port carries everything but its own block. Shared by linear gather,
+/// linear scatter and linear_nb scatter (on the loggp engine the latencies overlap; o = g = 0).
+inline std::optional<CostTerms> linear_rooted_cost(const Request& req) {
+  const std::uint64_t p = req.ranks;
+  if (p < 2) {
+    return CostTerms{};
+  }
+  const std::uint64_t n = req.bytes.value;
+  return CostTerms{1.0, static_cast<double>(n - core::block_range(n, p, req.root).second), 0.0};
 }
 
 } // namespace collsim::algorithms::detail

@@ -60,15 +60,6 @@ core::Schedule generate_linear_nb(const Request& req) {
   return s;
 }
 
-std::optional<CostTerms> linear_nb_cost(const Request& req) {
-  const std::uint64_t p = req.ranks;
-  if (p < 2) {
-    return CostTerms{};
-  }
-  const std::uint64_t n = req.bytes.value;
-  return CostTerms{1.0, static_cast<double>(n - core::block_range(n, p, req.root).second), 0.0};
-}
-
 } // namespace
 
 AlgorithmInfo describe_scatter_linear_nb() {
@@ -82,7 +73,7 @@ AlgorithmInfo describe_scatter_linear_nb() {
     return detail::size_limit_refusal(linear_nb_counts(req.ranks));
   };
   a.generate = generate_linear_nb;
-  a.cost = linear_nb_cost;
+  a.cost = detail::linear_rooted_cost;
   a.cost_formula = "a + (n - the root's block) b, i.e. a + (p-1)/p n b when p divides n";
   return a;
 }
