@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace collsim::algorithms::detail {
 
@@ -64,5 +65,28 @@ inline std::optional<CostTerms> linear_rooted_cost(const Request& req) {
   const std::uint64_t n = req.bytes.value;
   return CostTerms{1.0, static_cast<double>(n - core::block_range(n, p, req.root).second), 0.0};
 }
+
+/// Where the request's ranks sit (algorithms.md 1.10 item 3): the ranks of each node in rank order.
+/// Nodes are numbered 0, 1, ... in order of their lowest rank. Without a topology, or on a full
+/// mesh, every rank is a node of its own. Hierarchical, NCCL and in-network generators read this;
+/// they never assume a layout.
+struct NodeLayout {
+  std::vector<std::vector<core::Rank>> members; ///< per node: its ranks, ascending
+  std::vector<std::uint32_t> node;              ///< per rank: its node index
+  std::vector<std::uint32_t> local;             ///< per rank: its index within the node
+  std::vector<std::uint32_t> topology_node;     ///< per node index: core::Device::node
+  [[nodiscard]] std::uint32_t nodes() const { return static_cast<std::uint32_t>(members.size()); }
+  /// The largest number of ranks on one node.
+  [[nodiscard]] std::uint32_t max_per_node() const;
+  /// True when every node holds the same number of ranks.
+  [[nodiscard]] bool uniform() const;
+};
+NodeLayout node_layout(const Request& req);
+
+/// The name of the in-network reducing switch inside topology node `topology_node` (an NVSwitch
+/// with NVLink SHARP), or "" when the node has none.
+std::string node_reducing_switch(const Request& req, std::uint32_t topology_node);
+/// The name of a reducing network switch (InfiniBand SHARP), or "" when there is none.
+std::string network_reducing_switch(const Request& req);
 
 } // namespace collsim::algorithms::detail

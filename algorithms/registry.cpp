@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace collsim::algorithms {
 namespace {
@@ -59,6 +60,12 @@ void Registry::add(AlgorithmInfo info) {
         fmt::format("algorithm '{}' needs a name and a generator", info.name));
   }
   for (const auto& p : info.params) {
+    if (!p.choices.empty() &&
+        (p.min != 0 || p.max != static_cast<std::int64_t>(p.choices.size()) - 1)) {
+      throw core::InternalError(fmt::format(
+          "algorithm '{}': parameter '{}' has {} choices but range [{}, {}]", info.name, p.name,
+          p.choices.size(), p.min, p.max));
+    }
     if (p.min > p.max || p.default_value < p.min || p.default_value > p.max) {
       throw core::InternalError(
           fmt::format("algorithm '{}': parameter '{}' has default {} outside its range [{}, {}]",
@@ -154,6 +161,10 @@ std::string Registry::refusal(const AlgorithmInfo& algo, Request& request) const
   for (const auto& p : algo.params) {
     const auto it = request.params.try_emplace(p.name, p.default_value).first;
     if (it->second < p.min || it->second > p.max) {
+      if (!p.choices.empty()) {
+        return fmt::format("parameter '{}' = {} is not a choice index (choices: {})", p.name,
+                           it->second, fmt::join(p.choices, ", "));
+      }
       return fmt::format("parameter '{}' = {} is out of range [{}, {}]", p.name, it->second, p.min,
                          p.max);
     }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -100,27 +101,72 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     }
   }
 
+  // Parameters, resolved per algorithm (a value may be a choice name of one algorithm's
+  // enumeration); a parameter that none of the study's algorithms takes is a typo, not a no-op.
+  std::vector<std::map<std::string, std::int64_t>> algo_params;
+  for (const auto* a : algos) {
+    std::map<std::string, std::int64_t> resolved;
+    for (const auto& [name, text] : study.params) {
+      try {
+        const auto one = algorithms::resolve_params(*a, {{name, text}});
+        resolved.insert(one.begin(), one.end());
+      } catch (const core::UsageError& e) {
+        const auto pos = study.param_pos.find(name);
+        if (pos == study.param_pos.end() || pos->second.file.empty()) {
+          throw;
+        }
+        throw core::ScenarioError(pos->second, fmt::format("{}params.{}", prefix, name), e.what());
+      }
+    }
+    algo_params.push_back(std::move(resolved));
+  }
+  for (const auto& [name, text] : study.params) {
+    const bool taken = std::any_of(algos.begin(), algos.end(), [&](const auto* a) {
+      return std::any_of(a->params.begin(), a->params.end(),
+                         [&](const auto& ps) { return ps.name == name; });
+    });
+    if (taken) {
+      continue;
+    }
+    std::vector<std::string> valid;
+    for (const auto* a : algos) {
+      for (const auto& ps : a->params) {
+        if (std::find(valid.begin(), valid.end(), ps.name) == valid.end()) {
+          valid.push_back(ps.name);
+        }
+      }
+    }
+    std::string msg = fmt::format("no algorithm of this study takes a parameter '{}'", name);
+    if (const std::string close = core::closest_match(name, valid); !close.empty()) {
+      msg += fmt::format(" (did you mean '{}'?)", close);
+    }
+    msg += valid.empty() ? std::string("; they take no parameters")
+                         : fmt::format("; their parameters are: {}", fmt::join(valid, ", "));
+    const auto pos = study.param_pos.find(name);
+    if (pos == study.param_pos.end() || pos->second.file.empty()) {
+      throw core::UsageError(msg);
+    }
+    throw core::ScenarioError(pos->second, fmt::format("{}params.{}", prefix, name), msg);
+  }
+
   struct Point {
     const algorithms::AlgorithmInfo* algo;
+    std::size_t algo_index;
     std::uint32_t ranks;
     core::Bytes bytes;
   };
   std::vector<Point> points;
   StudyResult out;
-  for (const auto* a : algos) {
+  for (std::size_t ai = 0; ai < algos.size(); ++ai) {
+    const auto* a = algos[ai];
     for (std::uint32_t p : study.ranks) {
       algorithms::Request probe;
       probe.collective = study.collective;
       probe.ranks = p;
       probe.bytes = study.sizes.empty() ? core::Bytes{0} : study.sizes.front();
       probe.root = study.root;
-      probe.params = study.params;
+      probe.params = algo_params[ai];
       probe.topology = &topologies.at(p);
-      // Parameters that other algorithms of the study use are not this one's business.
-      std::erase_if(probe.params, [&](const auto& kv) {
-        return std::none_of(a->params.begin(), a->params.end(),
-                            [&](const auto& ps) { return ps.name == kv.first; });
-      });
       for (core::Bytes n : study.sizes) {
         probe.bytes = n;
         const std::string why = registry.refusal(*a, probe);
@@ -134,7 +180,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
               fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name, p, n.value));
           continue;
         }
-        points.push_back({a, p, n});
+        points.push_back({a, ai, p, n});
       }
     }
   }
@@ -157,11 +203,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         req.ranks = pt.ranks;
         req.bytes = pt.bytes;
         req.root = study.root;
-        for (const auto& ps : pt.algo->params) {
-          if (auto it = study.params.find(ps.name); it != study.params.end()) {
-            req.params.insert(*it);
-          }
-        }
+        req.params = algo_params[pt.algo_index];
         req.topology = &topologies.at(pt.ranks);
         out.rows[i] = simulate(registry, *pt.algo, *req.topology, study.engine, req);
       } catch (...) {

@@ -95,26 +95,15 @@ core::Bytes parse_size(const std::string& text, const std::string& option) {
   return parsed.value;
 }
 
-std::map<std::string, std::int64_t> parse_params(const std::vector<std::string>& items) {
-  std::map<std::string, std::int64_t> out;
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items) {
+  std::map<std::string, std::string> out;
   for (const auto& item : items) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw core::UsageError(
-          fmt::format("--param: expected NAME=VALUE (e.g. segment_size=64KiB), got '{}'", item));
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw core::UsageError(fmt::format(
+          "--param: expected NAME=VALUE (e.g. segment_size=64KiB or inter=ring), got '{}'", item));
     }
-    const std::string value = item.substr(eq + 1);
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc{} || ptr != value.data() + value.size()) {
-      const auto size = core::parse_bytes(value);
-      if (!size.ok()) {
-        throw core::UsageError(fmt::format("--param {}: expected an integer or a size, got '{}'",
-                                           item.substr(0, eq), value));
-      }
-      v = static_cast<std::int64_t>(size.value.value);
-    }
-    out[item.substr(0, eq)] = v;
+    out[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return out;
 }

@@ -19,7 +19,8 @@ std::vector<std::uint32_t> parse_ranks(const std::string& text, const std::strin
 std::vector<core::Bytes> parse_sizes(const std::string& text, const std::string& option);
 core::Bytes parse_size(const std::string& text, const std::string& option);
 /// "name=value" pairs; values may carry size units ("segment_size=64KiB").
-std::map<std::string, std::int64_t> parse_params(const std::vector<std::string>& items);
+/// NAME=VALUE items, values as written (the registry resolves them per algorithm).
+std::map<std::string, std::string> parse_params(const std::vector<std::string>& items);
 
 /// Writes `text` to `path`, or to stdout when path is empty or "-".
 void emit(const std::string& text, const std::string& path);

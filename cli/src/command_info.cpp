@@ -16,6 +16,12 @@ namespace {
 std::string params_text(const algorithms::AlgorithmInfo& a) {
   std::string out;
   for (const auto& p : a.params) {
+    if (!p.choices.empty()) {
+      out += fmt::format("{}{}={} {{{}}} {}", out.empty() ? "" : "; ", p.name,
+                         algorithms::param_value_text(p, p.default_value),
+                         fmt::join(p.choices, ", "), p.help);
+      continue;
+    }
     out += fmt::format("{}{}={} [{}, {}] {}", out.empty() ? "" : "; ", p.name, p.default_value,
                        p.min, p.max, p.help);
   }
@@ -50,11 +56,16 @@ std::string algorithms_json(const std::vector<const algorithms::AlgorithmInfo*>&
   for (const auto* a : list) {
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : a->params) {
-      params.push_back({{"name", p.name},
-                        {"default", p.default_value},
-                        {"min", p.min},
-                        {"max", p.max},
-                        {"help", p.help}});
+      nlohmann::json entry{{"name", p.name},
+                           {"default", p.default_value},
+                           {"min", p.min},
+                           {"max", p.max},
+                           {"help", p.help}};
+      if (!p.choices.empty()) {
+        entry["default"] = algorithms::param_value_text(p, p.default_value);
+        entry["choices"] = p.choices;
+      }
+      params.push_back(entry);
     }
     arr.push_back({{"name", a->name},
                    {"collective", std::string(core::to_string(a->collective))},
@@ -177,8 +188,14 @@ void add_schedule(CLI::App& app) {
     req.ranks = a->ranks;
     req.bytes = parse_size(a->bytes, "--bytes");
     req.root = a->root;
-    req.params = parse_params(a->params);
     const auto& algo = registry.find(req.collective, a->algorithm);
+    const auto raw = parse_params(a->params);
+    req.params = algorithms::resolve_params(algo, raw);
+    for (const auto& [name, value] : raw) {
+      if (req.params.count(name) == 0) {
+        req.params[name] = 0; // not a parameter of this algorithm: the registry names it
+      }
+    }
     const core::Schedule s = registry.generate(algo, req);
     if (a->check) {
       const auto report = core::check_semantics(s);

@@ -31,7 +31,7 @@ std::string_view to_string(OpKind k) {
 }
 
 Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)) {
-  rank_begin_.reserve(static_cast<std::size_t>(header_.ranks) + 1);
+  rank_begin_.reserve(static_cast<std::size_t>(participants()) + 1);
 }
 
 std::size_t Schedule::memory_bytes() const {
@@ -55,9 +55,9 @@ void Schedule::check_building(const char* what) const {
 
 void Schedule::begin_rank(Rank rank) {
   check_building("begin_rank");
-  if (rank != next_rank_ || rank >= header_.ranks) {
+  if (rank != next_rank_ || rank >= participants()) {
     throw InternalError(fmt::format("Schedule::begin_rank({}) out of order (expected {} of {})",
-                                    rank, next_rank_, header_.ranks));
+                                    rank, next_rank_, participants()));
   }
   if (rank > 0) {
     rank_begin_.push_back(static_cast<OpId>(ops_.size()));
@@ -126,7 +126,7 @@ void Schedule::finish() {
   if (finished_) {
     return;
   }
-  while (next_rank_ < header_.ranks) {
+  while (next_rank_ < participants()) {
     begin_rank(next_rank_);
   }
   rank_begin_.push_back(static_cast<OpId>(ops_.size()));

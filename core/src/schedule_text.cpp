@@ -15,13 +15,20 @@
 //   rank 1 { ... }
 //
 // Ranges are half-open byte ranges; `requires` lists local labels (GOAL's "l2 requires l1").
+//
+// Optional header lines after `buffers`: `agents NAME...` (in-network switches, by device name,
+// taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
+// `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
+// inter_node_latency=S` (seconds; NCCL's LL/LL128/Simple).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace collsim::core {
 namespace {
@@ -43,8 +50,18 @@ std::string print_schedule(const Schedule& s) {
   }
   fmt::format_to(it, "ranks {}\nbytes {}\nroot {}\nbuffers data={} tmp={}\n", h.ranks,
                  h.bytes.value, h.root, h.data_bytes, h.tmp_bytes);
-  for (Rank r = 0; r < s.ranks(); ++r) {
-    fmt::format_to(it, "rank {} {{\n", r);
+  if (!h.agents.empty()) {
+    fmt::format_to(it, "agents {}\n", fmt::join(h.agents, " "));
+  }
+  if (!(h.protocol == Protocol{})) {
+    const Protocol& pr = h.protocol;
+    fmt::format_to(it,
+                   "protocol {} efficiency={} launch={} message_latency={} inter_node_latency={}\n",
+                   pr.name.empty() ? "-" : pr.name, pr.efficiency, pr.launch.value,
+                   pr.message_latency.value, pr.inter_node_latency.value);
+  }
+  for (Rank r = 0; r < s.participants(); ++r) {
+    fmt::format_to(it, "{} {} {{\n", r < s.ranks() ? "rank" : "agent", r);
     for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
       const OpKind k = s.kind(id);
       fmt::format_to(it, "  l{}: {} ", id - s.rank_begin(r), to_string(k));
@@ -125,13 +142,44 @@ public:
     expect_literal("tmp=");
     h.tmp_bytes = read_uint("the tmp buffer size");
     end_line();
+    if (peek_word() == "agents") {
+      read_word("agents");
+      while (!at_line_end()) {
+        h.agents.emplace_back(read_token("a device name"));
+      }
+      if (h.agents.empty()) {
+        fail("'agents' needs at least one device name");
+      }
+      end_line();
+    }
+    if (peek_word() == "protocol") {
+      read_word("protocol");
+      const auto name = read_token("a protocol name");
+      h.protocol.name = name == "-" ? std::string{} : std::string(name);
+      expect_literal("efficiency=");
+      h.protocol.efficiency = read_double("the payload efficiency");
+      if (!(h.protocol.efficiency > 0.0 && h.protocol.efficiency <= 1.0)) {
+        fail("efficiency must be in (0, 1]");
+      }
+      expect_literal("launch=");
+      h.protocol.launch = Seconds{read_double("the launch latency in seconds")};
+      expect_literal("message_latency=");
+      h.protocol.message_latency = Seconds{read_double("the per-message latency in seconds")};
+      expect_literal("inter_node_latency=");
+      h.protocol.inter_node_latency =
+          Seconds{read_double("the inter-node per-message latency in seconds")};
+      end_line();
+    }
 
     Schedule s(h);
-    for (Rank r = 0; r < h.ranks; ++r) {
+    const Rank participants = s.participants();
+    for (Rank r = 0; r < participants; ++r) {
       skip_blank_lines();
-      expect_word("rank");
-      if (read_uint("a rank number") != r) {
-        fail(fmt::format("expected 'rank {}' (ranks must appear in order)", r));
+      const char* word = r < h.ranks ? "rank" : "agent";
+      expect_word(word);
+      if (read_uint("a participant number") != r) {
+        fail(fmt::format("expected '{} {}' (participants must appear in order: ranks, then agents)",
+                         word, r));
       }
       expect_literal("{");
       end_line();
@@ -330,6 +378,34 @@ private:
     }
     pos_ += lit.size();
     col_ += static_cast<std::uint32_t>(lit.size());
+  }
+  /// A run of non-blank characters (device names contain '/').
+  std::string_view read_token(std::string_view what) {
+    skip_spaces();
+    const std::size_t start = pos_;
+    while (!at_end() && text_[pos_] != ' ' && text_[pos_] != '\t' && text_[pos_] != '\n' &&
+           text_[pos_] != '\r' && text_[pos_] != '#') {
+      ++pos_;
+      ++col_;
+    }
+    if (pos_ == start) {
+      fail(fmt::format("expected {}", what));
+    }
+    return text_.substr(start, pos_ - start);
+  }
+  double read_double(std::string_view what) {
+    skip_spaces();
+    double v = 0.0;
+    const char* first = text_.data() + pos_;
+    const char* last = text_.data() + text_.size();
+    auto [ptr, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc{} || ptr == first || !(v >= 0.0) || v == HUGE_VAL) {
+      fail(fmt::format("expected {} (a non-negative number)", what));
+    }
+    const auto n = static_cast<std::size_t>(ptr - first);
+    pos_ += n;
+    col_ += static_cast<std::uint32_t>(n);
+    return v;
   }
   std::uint64_t read_uint(std::string_view what) {
     skip_spaces();

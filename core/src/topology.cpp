@@ -129,19 +129,54 @@ std::vector<LinkId> Topology::route(Rank a, Rank b) const {
   if (full_mesh_ || a == b) {
     return {};
   }
-  const DeviceId da = rank_device_[a];
-  const DeviceId db = rank_device_[b];
+  return route_between(rank_device_[a], rank_device_[b]);
+}
+
+std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
+  if (full_mesh_) {
+    throw InternalError("route_between on a full-mesh topology");
+  }
+  if (da == db) {
+    return {};
+  }
   const Device& src = devices_[da];
   const Device& dst = devices_[db];
-  if (src.node != dst.node && src.egress != kNoDevice && dst.egress != kNoDevice) {
-    auto path = shortest_path(da, src.egress);
-    const auto mid = shortest_path(src.egress, dst.egress);
-    const auto tail = shortest_path(dst.egress, db);
-    path.insert(path.end(), mid.begin(), mid.end());
-    path.insert(path.end(), tail.begin(), tail.end());
-    return path;
+  // Leaving the node: to another node's device, or to a device of the network itself.
+  const auto leaves = [](const Device& from, const Device& to) {
+    return from.egress != kNoDevice &&
+           (to.node != from.node || to.kind == DeviceKind::network_switch);
+  };
+  const DeviceId out = leaves(src, dst) ? src.egress : da;
+  const DeviceId in = leaves(dst, src) ? dst.egress : db;
+  auto path = shortest_path(da, out);
+  const auto mid = shortest_path(out, in);
+  const auto tail = shortest_path(in, db);
+  path.insert(path.end(), mid.begin(), mid.end());
+  path.insert(path.end(), tail.begin(), tail.end());
+  return path;
+}
+
+RouteCost Topology::route_cost_between(DeviceId a, DeviceId b) const {
+  return cost_of(route_between(a, b));
+}
+
+std::optional<DeviceId> Topology::find_device(std::string_view name) const {
+  for (DeviceId d = 0; d < devices_.size(); ++d) {
+    if (devices_[d].name == name) {
+      return d;
+    }
   }
-  return shortest_path(da, db);
+  return std::nullopt;
+}
+
+std::vector<DeviceId> Topology::reducing_switches() const {
+  std::vector<DeviceId> out;
+  for (DeviceId d = 0; d < devices_.size(); ++d) {
+    if (devices_[d].reduces) {
+      out.push_back(d);
+    }
+  }
+  return out;
 }
 
 RouteCost Topology::cost_of(const std::vector<LinkId>& path) const {

@@ -56,7 +56,20 @@ std::string op_label(const Schedule& s, OpId id) {
     break;
   }
   }
+  if (r >= s.ranks()) {
+    return fmt::format("agent {} ({}) l{} ({})", r, s.header().agents[r - s.ranks()],
+                       id - s.rank_begin(r), what);
+  }
   return fmt::format("rank {} l{} ({})", r, id - s.rank_begin(r), what);
+}
+
+/// "5 ranks", or "5 ranks and 2 agents".
+std::string participants_text(const Schedule& s) {
+  const auto agents = s.header().agents.size();
+  if (agents == 0) {
+    return fmt::format("{} ranks", s.ranks());
+  }
+  return fmt::format("{} ranks and {} agent{}", s.ranks(), agents, agents == 1 ? "" : "s");
 }
 
 bool is_message(OpKind k) {
@@ -72,7 +85,7 @@ std::uint64_t buffer_size(const ScheduleHeader& h, Buffer b) {
 
 void check_structure(const Schedule& s, VerifyReport& report) {
   const auto& h = s.header();
-  for (Rank r = 0; r < s.ranks(); ++r) {
+  for (Rank r = 0; r < s.participants(); ++r) {
     for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
       const std::uint32_t local = id - s.rank_begin(r);
       const OpKind k = s.kind(id);
@@ -86,9 +99,9 @@ void check_structure(const Schedule& s, VerifyReport& report) {
       };
       check_range(s.target(id));
       if (is_message(k)) {
-        if (s.peer(id) >= s.ranks()) {
-          report.add(fmt::format("{}: peer {} does not exist ({} ranks)", op_label(s, id),
-                                 s.peer(id), s.ranks()));
+        if (s.peer(id) >= s.participants()) {
+          report.add(fmt::format("{}: peer {} does not exist ({})", op_label(s, id), s.peer(id),
+                                 participants_text(s)));
         } else if (s.peer(id) == r) {
           report.add(fmt::format("{}: a rank cannot message itself (use copy)", op_label(s, id)));
         }
@@ -150,14 +163,14 @@ bool conflict(const Access& a, const Access& b) {
 
 void check_local_races(const Schedule& s, VerifyReport& report) {
   std::uint64_t work = 0;
-  for (Rank r = 0; r < s.ranks(); ++r) {
+  for (Rank r = 0; r < s.participants(); ++r) {
     const std::uint64_t m = s.rank_end(r) - s.rank_begin(r);
     work += m * m;
   }
   if (work > kRaceCheckBudget) {
     return;
   }
-  for (Rank r = 0; r < s.ranks(); ++r) {
+  for (Rank r = 0; r < s.participants(); ++r) {
     const OpId base = s.rank_begin(r);
     const std::size_t m = s.rank_end(r) - base;
     const std::size_t words = (m + 63) / 64;
@@ -207,10 +220,10 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
   const std::size_t n = s.op_count();
   std::vector<std::uint8_t> state(n, kPending);
   std::vector<std::uint8_t> sent(n, 0); // for receives: the matching send completed
-  std::vector<OpId> next(s.ranks());
+  std::vector<OpId> next(s.participants());
   std::vector<Rank> work;
-  work.reserve(s.ranks());
-  for (Rank r = 0; r < s.ranks(); ++r) {
+  work.reserve(s.participants());
+  for (Rank r = 0; r < s.participants(); ++r) {
     next[r] = s.rank_begin(r);
     work.push_back(r);
   }
@@ -263,7 +276,7 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
   if (stuck > 0 && report != nullptr) {
     std::string examples;
     int shown = 0;
-    for (Rank r = 0; r < s.ranks() && shown < 3; ++r) {
+    for (Rank r = 0; r < s.participants() && shown < 3; ++r) {
       for (OpId id = s.rank_begin(r); id < s.rank_end(r) && shown < 3; ++id) {
         if (state[id] == kWaiting) {
           examples += fmt::format("; {} waits for a message that is never sent", op_label(s, id));
@@ -373,7 +386,8 @@ public:
       all1_ += w1_[q];
       all2_ += w2_[q];
     }
-    for (Rank r = 0; r < h_.ranks; ++r) {
+    // Agents (in-network switches) have buffers too; they start undefined and end unchecked.
+    for (Rank r = 0; r < s.participants(); ++r) {
       data_.emplace_back(h_.data_bytes);
       tmp_.emplace_back(h_.tmp_bytes);
     }
@@ -659,7 +673,9 @@ void check_barrier(const Schedule& s, const Matching& m, VerifyReport& report) {
       [&](OpId id) {
         const Rank r = s.rank_of(id);
         std::uint64_t* k = row(id);
-        k[r / 64] |= std::uint64_t{1} << (r % 64);
+        if (r < p) { // agents relay knowledge but are not barrier members
+          k[r / 64] |= std::uint64_t{1} << (r % 64);
+        }
         for (std::uint32_t d : s.deps(id)) {
           const std::uint64_t* kd = row(s.rank_begin(r) + d);
           for (std::size_t w = 0; w < words; ++w) {
@@ -768,7 +784,7 @@ private:
 std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpId)>& sink,
                            VerifyReport* report) {
   std::size_t unmatched = 0;
-  const Rank p = s.ranks();
+  const Rank p = s.participants();
   // Per receiving rank b: its receives bucketed by source (a stable counting sort, O(ops)), and a
   // small table of (source, first, count) sorted by source. The k-th send from a to b then matches
   // entry first + k of b's bucket for a. Sends look their bucket up by binary search.
@@ -867,6 +883,14 @@ VerifyReport validate(const Schedule& s) {
   }
   if (h.root >= h.ranks) {
     report.add(fmt::format("root {} does not exist ({} ranks)", h.root, h.ranks));
+  }
+  for (std::size_t i = 0; i < h.agents.size(); ++i) {
+    if (h.agents[i].empty()) {
+      report.add(fmt::format("agent {} has no device name", h.ranks + i));
+    }
+  }
+  if (!(h.protocol.efficiency > 0.0 && h.protocol.efficiency <= 1.0)) {
+    report.add(fmt::format("protocol efficiency {} is not in (0, 1]", h.protocol.efficiency));
   }
   check_structure(s, report);
   if (!report.ok()) {

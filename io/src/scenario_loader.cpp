@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
@@ -35,10 +36,22 @@ constexpr std::array<std::string_view, 3> kScenarioRequired{"name", "topology", 
 
 constexpr std::array<std::string_view, 7> kUniformKeys{
     "kind", "latency", "bandwidth", "reduce_bandwidth", "overhead", "gap", "copy_bandwidth"};
-constexpr std::array<std::string_view, 13> kClusterKeys{
-    "kind",          "nodes",         "devices_per_node", "intra_bandwidth", "intra_latency",
-    "nics_per_node", "nic_bandwidth", "nic_latency",      "switch_latency",  "reduce_bandwidth",
-    "overhead",      "gap",           "copy_bandwidth"};
+constexpr std::array<std::string_view, 16> kClusterKeys{"kind",
+                                                        "nodes",
+                                                        "devices_per_node",
+                                                        "intra_bandwidth",
+                                                        "intra_latency",
+                                                        "nics_per_node",
+                                                        "nic_bandwidth",
+                                                        "nic_latency",
+                                                        "switch_latency",
+                                                        "reduce_bandwidth",
+                                                        "node_switch_reduces",
+                                                        "network_switch_reduces",
+                                                        "switch_reduce_bandwidth",
+                                                        "overhead",
+                                                        "gap",
+                                                        "copy_bandwidth"};
 constexpr std::array<std::string_view, 2> kTopologyKinds{"uniform", "cluster"};
 constexpr std::array<std::string_view, 1> kTopologyRequired{"kind"};
 
@@ -262,6 +275,17 @@ private:
     return static_cast<std::uint32_t>(v);
   }
 
+  static bool boolean(const Located& at) {
+    const std::string text = scalar(at, "true or false");
+    if (text == "true") {
+      return true;
+    }
+    if (text == "false") {
+      return false;
+    }
+    fail(at, fmt::format("expected true or false, got '{}'", text));
+  }
+
   static core::Seconds seconds(const Located& at) {
     const auto parsed = core::parse_seconds(scalar(at, "a duration like '1.5 us'"));
     if (!parsed.ok()) {
@@ -404,6 +428,12 @@ private:
       c.switch_latency = seconds(v);
     } else if (k == "reduce_bandwidth") {
       c.reduce_bandwidth = bandwidth(v);
+    } else if (k == "node_switch_reduces") {
+      c.node_switch_reduces = boolean(v);
+    } else if (k == "network_switch_reduces") {
+      c.network_switch_reduces = boolean(v);
+    } else if (k == "switch_reduce_bandwidth") {
+      c.switch_reduce_bandwidth = bandwidth(v);
     }
   }
 
@@ -572,25 +602,24 @@ private:
     return out;
   }
 
-  /// Algorithm parameters: names are checked later by the registry, which knows each algorithm's
-  /// parameters; here only the shape (a map of integers or sizes) is.
+  /// Algorithm parameters: names and values are checked later by the registry, which knows each
+  /// algorithm's parameters (integers, sizes, or names for enumerations such as `inter: ring`);
+  /// here only the shape is: a map of scalars that read as an integer, a size or a name.
   void params(const Located& at, core::StudySpec& out) const {
     const Fields fields = read_map(at, {}, {});
     for (const auto& f : fields.fields) {
-      const std::string text = scalar(f.value, "an integer or a size like '64 KiB'");
-      std::int64_t value = 0;
-      if (const auto i = to_integer(text)) {
-        value = *i;
-      } else {
-        const auto parsed = core::parse_bytes(text);
-        if (!parsed.ok() || parsed.value.value > static_cast<std::uint64_t>(
-                                                     std::numeric_limits<std::int64_t>::max())) {
-          fail(f.value, fmt::format("expected an integer or a size like '64 KiB', got '{}'", text));
-        }
-        value = static_cast<std::int64_t>(parsed.value.value);
+      const std::string text = scalar(f.value, "an integer, a size like '64 KiB' or a name");
+      const bool is_name =
+          !text.empty() && std::isalpha(static_cast<unsigned char>(text.front())) != 0 &&
+          std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+          });
+      if (!to_integer(text) && !core::parse_bytes(text).ok() && !is_name) {
+        fail(f.value,
+             fmt::format("expected an integer, a size like '64 KiB' or a name, got '{}'", text));
       }
-      out.params[f.key] = value;
-      out.param_pos[f.key] = f.key_pos;
+      out.params[f.key] = text;
+      out.param_pos[f.key] = f.value.pos;
     }
   }
 

@@ -2,18 +2,39 @@
 // on many rank counts and sizes, either refuses with a reason (and generate() throws exactly that)
 // or produces a schedule that passes validate() and check_semantics(). A new algorithm is covered
 // without being named here.
+//
+// Every case runs twice: without a topology (every rank a node of its own) and on a cluster of 4
+// ranks per node whose last node may be partial, with reducing node and network switches, so that
+// hierarchical, NCCL and in-network generators are exercised on the layouts they read.
 
 #include "algorithm_test_support.hpp"
 #include "collsim/algorithms/registry.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <map>
 
 using namespace collsim;
 
 namespace {
+
+/// A cluster of 4 ranks per node (the last node partial when 4 does not divide p) whose node
+/// switches (NVLink SHARP) and network switch (InfiniBand SHARP) reduce.
+const core::Topology& cluster_for(std::uint32_t p) {
+  static std::map<std::uint32_t, core::Topology> cache;
+  auto it = cache.find(p);
+  if (it == cache.end()) {
+    core::ClusterSpec c;
+    c.devices_per_node = 4;
+    c.node_switch_reduces = true;
+    c.network_switch_reduces = true;
+    it = cache.emplace(p, topologies::build_cluster(c, core::EndpointSpec{}, p)).first;
+  }
+  return it->second;
+}
 
 std::vector<std::uint32_t> rank_counts() {
   std::vector<std::uint32_t> out;
@@ -27,9 +48,12 @@ std::vector<std::uint32_t> rank_counts() {
 /// A request for `algo`'s collective; rooted collectives get a root other than 0 where there is
 /// one, so root handling is exercised too.
 algorithms::Request request_for(const algorithms::AlgorithmInfo& algo, std::uint32_t p,
-                                std::uint64_t n, core::Rank root) {
+                                std::uint64_t n, core::Rank root, bool on_cluster = false) {
   algorithms::Request req = testing::allreduce_request(p, n);
   req.collective = algo.collective;
+  if (on_cluster) {
+    req.topology = &cluster_for(p);
+  }
   if (core::has_root(algo.collective)) {
     req.root = root;
   }
@@ -58,12 +82,12 @@ std::vector<core::Rank> roots_for(const algorithms::AlgorithmInfo& algo, std::ui
 /// Runs one (algorithm, ranks, bytes) case; returns "" or what went wrong.
 std::string conformance_problem(const algorithms::Registry& reg,
                                 const algorithms::AlgorithmInfo& algo, std::uint32_t p,
-                                std::uint64_t n, core::Rank root) {
-  algorithms::Request req = request_for(algo, p, n, root);
+                                std::uint64_t n, core::Rank root, bool on_cluster) {
+  algorithms::Request req = request_for(algo, p, n, root, on_cluster);
   const std::string why = reg.refusal(algo, req);
   if (!why.empty()) {
     try {
-      (void)reg.generate(algo, request_for(algo, p, n, root));
+      (void)reg.generate(algo, request_for(algo, p, n, root, on_cluster));
     } catch (const core::UsageError& e) {
       const std::string expected = fmt::format("{}: {}", algo.name, why);
       return e.what() == expected
@@ -72,7 +96,7 @@ std::string conformance_problem(const algorithms::Registry& reg,
     }
     return fmt::format("refused with '{}' but generate() did not throw", why);
   }
-  const core::Schedule s = reg.generate(algo, request_for(algo, p, n, root));
+  const core::Schedule s = reg.generate(algo, request_for(algo, p, n, root, on_cluster));
   const core::VerifyReport report = core::check_semantics(s);
   if (!report.ok()) {
     return report.summary();
@@ -80,31 +104,45 @@ std::string conformance_problem(const algorithms::Registry& reg,
   return {};
 }
 
-} // namespace
-
-TEST_CASE("every registered algorithm implements its collective on 1..40, 64, 96, 100 and 128 "
-          "ranks with roots 0, p/2 and p-1",
-          "[algorithms][conformance]") {
+/// Checks every registered algorithm on `counts` ranks, roots 0, p/2 and p-1, the sizes below,
+/// without a topology and on the 4-ranks-per-node cluster.
+void check_registry(const std::vector<std::uint32_t>& counts) {
   const algorithms::Registry reg = algorithms::make_default_registry();
   REQUIRE_FALSE(reg.list().empty());
   for (const algorithms::AlgorithmInfo* algo : reg.list()) {
-    for (const std::uint32_t p : rank_counts()) {
+    for (const std::uint32_t p : counts) {
       for (const core::Rank root : roots_for(*algo, p)) {
         // 0 bytes, 1 byte, fewer bytes than ranks (empty blocks), exactly one byte per rank, a
         // prime size whose blocks never divide evenly, and 1 MiB.
         for (const std::uint64_t n :
              {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} - 1, std::uint64_t{p},
               std::uint64_t{1000003}, std::uint64_t{1} << 20}) {
-          const std::string problem = conformance_problem(reg, *algo, p, n, root);
-          if (!problem.empty()) {
-            FAIL_CHECK(fmt::format("{} {} on {} ranks, root {}, {} bytes:\n{}",
-                                   core::to_string(algo->collective), algo->name, p, root, n,
-                                   problem));
+          for (const bool on_cluster : {false, true}) {
+            const std::string problem = conformance_problem(reg, *algo, p, n, root, on_cluster);
+            if (!problem.empty()) {
+              FAIL_CHECK(fmt::format("{} {} on {} ranks{}, root {}, {} bytes:\n{}",
+                                     core::to_string(algo->collective), algo->name, p,
+                                     on_cluster ? " (cluster, 4 per node)" : "", root, n, problem));
+            }
           }
         }
       }
     }
   }
+}
+
+} // namespace
+
+TEST_CASE("every registered algorithm implements its collective on 1..40, 64, 96, 100 and 128 "
+          "ranks with roots 0, p/2 and p-1",
+          "[algorithms][conformance]") {
+  check_registry(rank_counts());
+}
+
+// Hidden from the default run (CTest label "heavy": tests/algorithms/CMakeLists.txt).
+TEST_CASE("every registered algorithm implements its collective on 1000 ranks",
+          "[.][heavy][algorithms][conformance]") {
+  check_registry({1000});
 }
 
 TEST_CASE("no registered algorithm lets an operation overwrite bytes an unfinished one still uses",
@@ -115,15 +153,18 @@ TEST_CASE("no registered algorithm lets an operation overwrite bytes an unfinish
   for (const algorithms::AlgorithmInfo* algo : reg.list()) {
     for (const std::uint32_t p : rank_counts()) {
       for (const std::uint64_t n : {std::uint64_t{1000003}, std::uint64_t{4} * p + 3}) {
-        algorithms::Request req = request_for(*algo, p, n);
-        if (!reg.refusal(*algo, req).empty()) {
-          continue;
-        }
-        const auto report = core::validate(reg.generate(*algo, req));
-        const std::string race = report.ok() ? std::string{} : report.summary();
-        if (!race.empty()) {
-          FAIL_CHECK(fmt::format("{} {} on {} ranks, {} bytes: {}",
-                                 core::to_string(algo->collective), algo->name, p, n, race));
+        for (const bool on_cluster : {false, true}) {
+          algorithms::Request req = request_for(*algo, p, n, p / 2, on_cluster);
+          if (!reg.refusal(*algo, req).empty()) {
+            continue;
+          }
+          const auto report = core::validate(reg.generate(*algo, req));
+          const std::string race = report.ok() ? std::string{} : report.summary();
+          if (!race.empty()) {
+            FAIL_CHECK(fmt::format("{} {} on {} ranks{}, {} bytes: {}",
+                                   core::to_string(algo->collective), algo->name, p,
+                                   on_cluster ? " (cluster)" : "", n, race));
+          }
         }
       }
     }
@@ -164,6 +205,9 @@ TEST_CASE("every registered algorithm round-trips through the schedule text form
     }
     if (!reg.refusal(*algo, req).empty()) {
       req = request_for(*algo, 2, 1024); // two_proc variants
+    }
+    if (!reg.refusal(*algo, req).empty()) {
+      req = request_for(*algo, 8, 1024, 0, true); // in-network: switches are agents
     }
     REQUIRE(reg.refusal(*algo, req).empty());
     const core::Schedule s = reg.generate(*algo, req);

@@ -108,3 +108,39 @@ TEST_CASE("every shipped scenario loads and runs all its studies", "[analysis][s
   }
   CHECK(files >= 2);
 }
+
+namespace {
+std::string study_error(const std::string& params_line) {
+  const std::string text = std::string(R"(name: p
+topology:
+  kind: uniform
+  latency: 2 us
+  bandwidth: 10 GB/s
+studies:
+  - collective: bcast
+    algorithms: [pipeline, binomial]
+    ranks: [4]
+    sizes: [1 KiB]
+)") + params_line;
+  const auto scenario = io::parse_scenario(text, "p.yaml");
+  const auto registry = algorithms::make_default_registry();
+  try {
+    (void)analysis::run_study(scenario, scenario.studies[0], registry);
+  } catch (const core::ScenarioError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+} // namespace
+
+TEST_CASE("algorithm parameters are resolved per algorithm, errors at the value's position",
+          "[analysis][study][params]") {
+  CHECK(study_error("    params: {segment_size: big}\n") ==
+        "p.yaml:11:28: error: studies[0].params.segment_size: pipeline: parameter "
+        "'segment_size' expects an integer or a size like '64 KiB', got 'big'");
+  CHECK(study_error("    params: {segment_sise: 8 KiB}\n") ==
+        "p.yaml:11:28: error: studies[0].params.segment_sise: no algorithm of this study takes a "
+        "parameter 'segment_sise' (did you mean 'segment_size'?); their parameters are: "
+        "segment_size");
+  CHECK(study_error("    params: {segment_size: 8 KiB}\n") == "no error");
+}

@@ -35,8 +35,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"cluster_key_in_uniform_topology.yaml", "cluster_key_in_uniform_topology.yaml:7:3: error: topology.nic_bandwidth: key 'nic_bandwidth' is not valid for a uniform topology (it is a cluster key); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
-  {"uniform_key_in_cluster_topology.yaml", "uniform_key_in_cluster_topology.yaml:6:3: error: topology.latency: key 'latency' is not valid for a cluster topology (it is a uniform key); valid keys are: kind, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, reduce_bandwidth, overhead, gap, copy_bandwidth"},
-  {"topology_key_without_kind.yaml", "topology_key_without_kind.yaml:4:3: error: topology.knd: unknown key 'knd' (did you mean 'kind'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency"},
+  {"uniform_key_in_cluster_topology.yaml", "uniform_key_in_cluster_topology.yaml:6:3: error: topology.latency: key 'latency' is not valid for a cluster topology (it is a uniform key); valid keys are: kind, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, reduce_bandwidth, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth, overhead, gap, copy_bandwidth"},
+  {"topology_key_without_kind.yaml", "topology_key_without_kind.yaml:4:3: error: topology.knd: unknown key 'knd' (did you mean 'kind'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth"},
   {"duplicate_key.yaml", "duplicate_key.yaml:7:3: error: topology.bandwidth: duplicate key 'bandwidth' (first given on line 6)"},
   {"non_scalar_key.yaml", "non_scalar_key.yaml:7:3: error: topology: expected a key name, got a list"},
   // Missing required keys: reported at the start of the map that lacks them.
@@ -66,8 +66,9 @@ std::vector<BadScenario> bad_scenarios() {
   {"sizes_is_a_map.yaml", "sizes_is_a_map.yaml:11:12: error: studies[0].sizes: expected a size sweep like '8B:1GiB:x2' or a list of sizes, got a map"},
   {"root_not_an_integer.yaml", "root_not_an_integer.yaml:12:11: error: studies[0].root: expected a root rank (an integer >= 0), got 'first'"},
   {"params_is_a_list.yaml", "params_is_a_list.yaml:12:13: error: studies[0].params: expected a map, got a list"},
-  {"param_value_not_a_number.yaml", "param_value_not_a_number.yaml:12:28: error: studies[0].params.segment_size: expected an integer or a size like '64 KiB', got 'big'"},
-  {"param_value_is_a_list.yaml", "param_value_is_a_list.yaml:12:28: error: studies[0].params.segment_size: expected an integer or a size like '64 KiB', got a list"},
+  {"param_value_not_a_number.yaml", "param_value_not_a_number.yaml:12:28: error: studies[0].params.segment_size: expected an integer, a size like '64 KiB' or a name, got '64 KiB!'"},
+  {"param_value_is_a_list.yaml", "param_value_is_a_list.yaml:12:28: error: studies[0].params.segment_size: expected an integer, a size like '64 KiB' or a name, got a list"},
+  {"switch_reduces_not_a_bool.yaml", "switch_reduces_not_a_bool.yaml:5:24: error: topology.node_switch_reduces: expected true or false, got 'yes please'"},
   {"empty_bandwidth.yaml", "empty_bandwidth.yaml:6:3: error: topology.bandwidth: expected a bandwidth like '25 GB/s', got nothing"},
   // Units: the text comes from core's unit parsers.
   {"bandwidth_without_unit.yaml", "bandwidth_without_unit.yaml:6:14: error: topology.bandwidth: expected a bandwidth like '25 GB/s' or '200 Gb/s', got '10'"},

@@ -80,9 +80,11 @@ TEST_CASE("the textbook scenario loads with every unit converted to base units",
   CHECK(a.sizes_pos == SourcePos{path, 17, 12});
   CHECK(a.engine == "analytic");
   CHECK(a.engine_pos == SourcePos{path, 18, 13});
+  // Values are kept as written: the registry resolves them per algorithm (sizes, integers, or
+  // choice names); positions point at the values, where a resolution error is reported.
   CHECK(a.params ==
-        std::map<std::string, std::int64_t>{{"segment_size", 65536}, {"pipeline_depth", 4}});
-  CHECK(a.param_pos.at("segment_size") == SourcePos{path, 19, 14});
+        std::map<std::string, std::string>{{"segment_size", "64 KiB"}, {"pipeline_depth", "4"}});
+  CHECK(a.param_pos.at("segment_size") == SourcePos{path, 19, 28});
   CHECK(a.pos == SourcePos{path, 13, 5});
   CHECK(a.root == 0);
 
@@ -164,13 +166,16 @@ TEST_CASE("a rank count of exactly 2^24 is accepted", "[io][scenario]") {
         std::vector<std::uint32_t>{1, 16777216});
 }
 
-TEST_CASE("algorithm parameters accept plain integers and sizes with units", "[io][scenario]") {
+TEST_CASE("algorithm parameters accept integers, sizes with units and names", "[io][scenario]") {
   std::string text = kMinimal;
-  text += "    params:\n      segment_size: 1 MiB\n      chunks: 8\n      offset: -1\n";
+  text += "    params:\n      segment_size: 1 MiB\n      chunks: 8\n      offset: -1\n"
+          "      inter: recursive_doubling\n";
   const auto st = parse_scenario(text, "x.yaml").studies.at(0);
-  CHECK(st.params == std::map<std::string, std::int64_t>{
-                         {"segment_size", 1 << 20}, {"chunks", 8}, {"offset", -1}});
-  CHECK(st.param_pos.at("chunks") == SourcePos{"x.yaml", 11, 7});
+  CHECK(st.params == std::map<std::string, std::string>{{"segment_size", "1 MiB"},
+                                                        {"chunks", "8"},
+                                                        {"offset", "-1"},
+                                                        {"inter", "recursive_doubling"}});
+  CHECK(st.param_pos.at("chunks") == SourcePos{"x.yaml", 11, 15});
 }
 
 TEST_CASE("every example in docs/scenario-format.md loads", "[io][scenario][docs]") {

@@ -36,15 +36,20 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
   ep.reduce_bandwidth = c.reduce_bandwidth;
 
   core::Topology t;
+  core::EndpointParams switch_ep;
+  switch_ep.reduce_bandwidth = c.switch_reduce_bandwidth;
   const core::DeviceId net =
-      t.add_device(Device{"network", DeviceKind::network_switch, 0, core::kNoDevice, {}});
+      t.add_device(Device{"network", DeviceKind::network_switch, 0, core::kNoDevice, switch_ep,
+                          c.network_switch_reduces});
   const Seconds half_intra = c.intra_latency * 0.5;
   const Seconds nic_link = c.nic_latency + c.switch_latency * 0.5;
   std::vector<core::DeviceId> rank_device;
   rank_device.reserve(ranks);
   for (std::uint32_t n = 0; n < nodes; ++n) {
-    const core::DeviceId sw = t.add_device(
-        Device{fmt::format("node{}/switch", n), DeviceKind::pcie_switch, n, core::kNoDevice, {}});
+    const core::DeviceId sw =
+        t.add_device(Device{fmt::format("node{}/switch", n),
+                            c.node_switch_reduces ? DeviceKind::nvswitch : DeviceKind::pcie_switch,
+                            n, core::kNoDevice, switch_ep, c.node_switch_reduces});
     std::vector<core::DeviceId> nics;
     for (std::uint32_t k = 0; k < c.nics_per_node; ++k) {
       const core::DeviceId nic = t.add_device(

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unordered_map>
 
 namespace collsim::engines {
@@ -132,6 +134,7 @@ private:
 
 struct RankState {
   const core::EndpointParams* endpoint = nullptr;
+  bool agent = false; // an in-network switch: a port per link, no serialisation of its messages
   OpId next = 0;
   OpId blocked_on = core::kNoMatch;
   double last_issue = 0.0;
@@ -142,10 +145,12 @@ struct RankState {
   double finish = 0.0;
 };
 
-/// Route costs: constant on a full mesh, else cached per ordered pair.
+/// Route costs between participants (ranks, then agents): constant on a full mesh, else cached
+/// per ordered pair.
 class Routes {
 public:
-  explicit Routes(const core::Topology& t) : t_(t) {
+  Routes(const core::Topology& t, std::vector<core::DeviceId> devices)
+      : t_(t), devices_(std::move(devices)) {
     if (t.is_full_mesh() && t.rank_count() > 1) {
       mesh_ = t.route_cost(0, 1);
     }
@@ -157,16 +162,59 @@ public:
     const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
     auto it = cache_.find(key);
     if (it == cache_.end()) {
-      it = cache_.emplace(key, t_.route_cost(a, b)).first;
+      it = cache_.emplace(key, t_.route_cost_between(devices_[a], devices_[b])).first;
     }
     return it->second;
+  }
+  /// Whether a message from a to b stays inside one node (for a protocol's per-message latency).
+  [[nodiscard]] bool same_node(Rank a, Rank b) const {
+    if (t_.is_full_mesh()) {
+      return false; // a full mesh is one rank per node
+    }
+    const core::Device& da = t_.devices()[devices_[a]];
+    const core::Device& db = t_.devices()[devices_[b]];
+    return da.node == db.node && da.kind != core::DeviceKind::network_switch &&
+           db.kind != core::DeviceKind::network_switch;
   }
 
 private:
   const core::Topology& t_;
+  std::vector<core::DeviceId> devices_; // per participant (graph topologies only)
   core::RouteCost mesh_;
   std::unordered_map<std::uint64_t, core::RouteCost> cache_;
 };
+
+/// The device of every participant: ranks as the topology maps them, agents by name.
+std::vector<core::DeviceId> participant_devices(const core::Schedule& s, const core::Topology& t) {
+  const auto& agents = s.header().agents;
+  if (t.is_full_mesh()) {
+    if (!agents.empty()) {
+      throw core::EngineError(fmt::format(
+          "loggp: the schedule has in-network agents ({}) but the topology is a full mesh "
+          "without switches",
+          fmt::join(agents, ", ")));
+    }
+    return {};
+  }
+  std::vector<core::DeviceId> out;
+  out.reserve(s.participants());
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    out.push_back(t.device_of(r));
+  }
+  for (const std::string& name : agents) {
+    const auto d = t.find_device(name);
+    if (!d) {
+      throw core::EngineError(
+          fmt::format("loggp: agent '{}' is not a device of the topology", name));
+    }
+    if (!t.devices()[*d].reduces) {
+      throw core::EngineError(
+          fmt::format("loggp: agent '{}' is a device that cannot reduce in the network", name));
+    }
+    out.push_back(*d);
+  }
+  return out;
+}
 
 double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
   return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
@@ -175,7 +223,9 @@ double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
 class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
-      : s_(s), t_(t), opt_(opt), routes_(t), ops_(s.op_count()), ranks_(s.ranks()) {
+      : s_(s), t_(t), opt_(opt), routes_(t, participant_devices(s, t)), ops_(s.op_count()),
+        ranks_(s.participants()), protocol_(s.header().protocol),
+        plain_(s.header().protocol == core::Protocol{}) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
     const std::size_t unmatched =
         core::match_messages(s, [this](OpId send, OpId recv) { ops_[send].link = recv; });
@@ -189,6 +239,12 @@ public:
     for (Rank r = 0; r < s.ranks(); ++r) {
       ranks_[r].next = s.rank_begin(r);
       ranks_[r].endpoint = &t.endpoint(r);
+      ranks_[r].last_issue = protocol_.launch.value; // a kernel launch before the first step
+    }
+    for (Rank r = s.ranks(); r < s.participants(); ++r) {
+      ranks_[r].next = s.rank_begin(r);
+      ranks_[r].endpoint = &t.devices()[*t.find_device(s.header().agents[r - s.ranks()])].endpoint;
+      ranks_[r].agent = true;
     }
     if (opt.timeline) {
       start_.assign(s.op_count(), 0.0);
@@ -196,7 +252,7 @@ public:
   }
 
   core::RunResult run() {
-    for (Rank r = 0; r < s_.ranks(); ++r) {
+    for (Rank r = 0; r < s_.participants(); ++r) {
       issue(r);
     }
     while (!queue_.empty()) {
@@ -205,14 +261,16 @@ public:
     core::RunResult res;
     res.rank_finish.resize(s_.ranks());
     double end = 0.0;
-    for (Rank r = 0; r < s_.ranks(); ++r) {
+    for (Rank r = 0; r < s_.participants(); ++r) {
       if (ranks_[r].next != s_.rank_end(r) || ranks_[r].blocked_on != core::kNoMatch) {
         throw core::EngineError(
-            fmt::format("loggp: rank {} stalled at operation l{} (the schedule deadlocks; run "
+            fmt::format("loggp: {} {} stalled at operation l{} (the schedule deadlocks; run "
                         "`collsim verify`)",
-                        r, ranks_[r].next - s_.rank_begin(r)));
+                        r < s_.ranks() ? "rank" : "agent", r, ranks_[r].next - s_.rank_begin(r)));
       }
-      res.rank_finish[r] = core::Seconds{ranks_[r].finish};
+      if (r < s_.ranks()) {
+        res.rank_finish[r] = core::Seconds{ranks_[r].finish};
+      }
       end = std::max(end, ranks_[r].finish);
     }
     for (const OpState& st : ops_) {
@@ -271,15 +329,16 @@ private:
       case OpKind::send: {
         const Rank peer = s_.peer(id);
         const core::RouteCost& rc = routes_.get(r, peer);
-        const double start = std::max({ready, rs.cpu_free, rs.send_free, rs.inject_free - o});
+        const double start =
+            rs.agent ? ready : std::max({ready, rs.cpu_free, rs.send_free, rs.inject_free - o});
         rs.cpu_free = start + o;
         const double inject = start + o;
-        const double duration = rate_time(m, rc.bottleneck);
+        const double duration = rate_time(wire_bytes(m), rc.bottleneck);
         rs.inject_free = inject + duration;
         rs.send_free = start + ep.gap.value;
         done(id, r, start, inject + duration);
         const OpId recv = ops_[id].partner();
-        queue_.push(Arrival{inject + rc.latency.value, recv, peer});
+        queue_.push(Arrival{inject + rc.latency.value + message_latency(r, peer), recv, peer});
         // The arrival is handled after the other ranks' events of this wave: load what it will
         // touch now, so those loads overlap instead of each stalling on memory.
         __builtin_prefetch(ops_.data() + recv);
@@ -317,8 +376,8 @@ private:
     RankState& rs = ranks_[a.rank];
     // m * G on the sender's route (the receive's peer is the sender).
     const double duration =
-        rate_time(s_.length(a.recv), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
-    const double data_in = std::max(a.time(), rs.recv_free) + duration;
+        rate_time(wire_bytes(s_.length(a.recv)), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
+    const double data_in = (rs.agent ? a.time() : std::max(a.time(), rs.recv_free)) + duration;
     rs.recv_free = data_in;
     OpState& st = ops_[a.recv];
     if (st.state() == kWaiting) {
@@ -332,6 +391,22 @@ private:
     }
   }
 
+  /// Bytes on the wire for m payload bytes (LL carries 8 payload bytes per 16, LL128 120 per 128).
+  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m) const {
+    if (plain_ || protocol_.efficiency >= 1.0) {
+      return m;
+    }
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / protocol_.efficiency));
+  }
+  /// The protocol's latency per message, on top of the route's.
+  [[nodiscard]] double message_latency(Rank from, Rank to) const {
+    if (plain_) {
+      return 0.0;
+    }
+    return routes_.same_node(from, to) ? protocol_.message_latency.value
+                                       : protocol_.inter_node_latency.value;
+  }
+
   const core::Schedule& s_;
   const core::Topology& t_;
   const core::RunOptions& opt_;
@@ -342,6 +417,8 @@ private:
   ArrivalQueue queue_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
+  core::Protocol protocol_;
+  bool plain_ = true;
 };
 
 } // namespace

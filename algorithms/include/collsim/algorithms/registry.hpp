@@ -19,12 +19,17 @@
 namespace collsim::algorithms {
 
 /// A self-describing algorithm parameter (ns-3 style: name, default, range, help).
+///
+/// A parameter with `choices` is an enumeration: users write one of the names (e.g.
+/// `inter=ring`), and the value the generator sees is its index; min and max must be 0 and
+/// choices.size() - 1.
 struct ParamSpec {
   std::string name;
   std::int64_t default_value = 0;
   std::int64_t min = 0;
   std::int64_t max = 0;
   std::string help;
+  std::vector<std::string> choices{};
 };
 
 /// What to generate: a collective over `ranks` ranks of `bytes` (nccl-tests' S convention).
@@ -62,6 +67,18 @@ struct AlgorithmInfo {
   /// The closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g".
   std::string cost_formula;
 };
+
+/// Parameter values as users write them ("65536", "64KiB", "ring"), by name.
+using RawParams = std::map<std::string, std::string>;
+
+/// Resolves `raw` for `algo`: integers, sizes ("64 KiB") and, for parameters with choices, the
+/// choice names (by index). Parameters `algo` does not take are left out (a study passes one set to
+/// several algorithms). Throws UsageError naming the parameter when a value does not parse or is
+/// not one of the choices (with the valid names and the closest match).
+std::map<std::string, std::int64_t> resolve_params(const AlgorithmInfo& algo, const RawParams& raw);
+
+/// The parameter's value as users write it (the choice name, or the integer).
+std::string param_value_text(const ParamSpec& p, std::int64_t value);
 
 class Registry {
 public:

@@ -36,6 +36,12 @@ struct ClusterSpec {
   Seconds nic_latency{1e-6};     ///< per NIC link (a route crosses two)
   Seconds switch_latency{0.0};   ///< added once per inter-node route, inside the switch
   Bandwidth reduce_bandwidth{0};
+  /// In-network reduction: the node switch is an NVSwitch with NVLink SHARP (NVLS), and/or the
+  /// network switch reduces (InfiniBand SHARP); switches reduce at switch_reduce_bandwidth
+  /// (0 = as fast as data arrives).
+  bool node_switch_reduces = false;
+  bool network_switch_reduces = false;
+  Bandwidth switch_reduce_bandwidth{0};
   bool operator==(const ClusterSpec&) const = default;
 };
 
@@ -66,8 +72,10 @@ struct StudySpec {
   std::vector<Bytes> sizes;
   std::uint32_t root = 0;
   std::string engine = "loggp";
-  std::map<std::string, std::int64_t> params; ///< algorithm parameters (name -> value)
-  std::map<std::string, SourcePos> param_pos; ///< position of each parameter's key
+  /// Algorithm parameters as written (name -> "65536", "64 KiB" or a choice name); the registry
+  /// resolves them per algorithm (algorithms::resolve_params).
+  std::map<std::string, std::string> params;
+  std::map<std::string, SourcePos> param_pos; ///< position of each parameter's value
   SourcePos pos;                              ///< the study's first line
   SourcePos ranks_pos;
   SourcePos sizes_pos;

@@ -63,6 +63,19 @@ struct Op {
   bool operator==(const Op&) const = default;
 };
 
+/// How messages travel on the wire (algorithms.md sections 3.3, 3.4, 3.7). A message of m payload
+/// bytes occupies ceil(m / efficiency) bytes of link time and pays `message_latency` more on top of
+/// the route latency (`inter_node_latency` when it leaves the node); every rank starts `launch`
+/// late (a kernel launch, NCCL's baseLatencies).
+struct Protocol {
+  std::string name;                ///< "" (plain), "LL", "LL128" or "Simple"
+  double efficiency = 1.0;         ///< payload bytes per wire byte, in (0, 1]
+  Seconds launch{0.0};             ///< once, at the start of every rank
+  Seconds message_latency{0.0};    ///< per message within a node
+  Seconds inter_node_latency{0.0}; ///< per message between nodes
+  bool operator==(const Protocol&) const = default;
+};
+
 /// What a schedule computes: the collective, the rank count, the message size in nccl-tests'
 /// convention (allreduce/reduce/bcast: the vector on each rank; allgather/reduce_scatter/alltoall/
 /// gather/scatter: the whole gathered vector, p times the block), and the root.
@@ -74,6 +87,15 @@ struct ScheduleHeader {
   std::uint64_t data_bytes = 0; ///< size of each rank's `data` buffer
   std::uint64_t tmp_bytes = 0;  ///< size of each rank's `tmp` buffer
   std::string algorithm;        ///< informational: the generator's name
+  /// In-network participants: device names (of the topology the schedule was generated for) of
+  /// switches that take part as participants ranks, ranks + 1, ... (InfiniBand SHARP, NVLink
+  /// SHARP). An agent runs a program like a rank but has no postcondition, starts with undefined
+  /// buffers (data_bytes and tmp_bytes, like a rank), and has a port per link: engines do not
+  /// serialise its messages. Empty for host-based algorithms.
+  std::vector<std::string> agents;
+  /// The wire protocol (NCCL LL / LL128 / Simple; algorithms.md section 3); the default is plain
+  /// point-to-point messages.
+  Protocol protocol;
   bool operator==(const ScheduleHeader&) const = default;
 };
 
@@ -87,14 +109,18 @@ public:
 
   [[nodiscard]] const ScheduleHeader& header() const { return header_; }
   [[nodiscard]] std::uint32_t ranks() const { return header_.ranks; }
+  /// Ranks plus in-network agents (participants ranks()..participants()-1).
+  [[nodiscard]] std::uint32_t participants() const {
+    return header_.ranks + static_cast<std::uint32_t>(header_.agents.size());
+  }
   [[nodiscard]] std::size_t op_count() const { return ops_.size(); }
   [[nodiscard]] std::size_t dep_count() const { return dep_total_; }
   /// Bytes of heap memory the arrays use (capacity, not size).
   [[nodiscard]] std::size_t memory_bytes() const;
 
   // --- building -------------------------------------------------------------------------------
-  /// Starts the program of `rank`. Ranks must be started in order 0, 1, ..., ranks-1, each once;
-  /// operations added belong to the most recently started rank.
+  /// Starts the program of `rank`. Participants (ranks, then agents) must be started in order
+  /// 0, 1, ..., participants()-1, each once; operations added belong to the most recently started.
   void begin_rank(Rank rank);
   /// Adds operations to the current rank and returns their local index. `deps` are local indices.
   std::uint32_t send(Rank peer, Range from, std::initializer_list<std::uint32_t> deps = {});

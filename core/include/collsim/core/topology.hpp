@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace collsim::core {
@@ -53,6 +54,9 @@ struct Device {
   std::uint32_t node = 0;      ///< the node (server) the device belongs to
   DeviceId egress = kNoDevice; ///< NIC used for traffic leaving the node (kNoDevice: none)
   EndpointParams endpoint;
+  /// In-network reduction (InfiniBand SHARP, NVLink SHARP): the device can take part in a
+  /// schedule as an agent that reduces what it receives, at endpoint.reduce_bandwidth.
+  bool reduces = false;
   bool operator==(const Device&) const = default;
 };
 
@@ -100,13 +104,23 @@ public:
   [[nodiscard]] const EndpointParams& endpoint(Rank r) const {
     return devices_[rank_device_[r]].endpoint;
   }
-  /// The node of rank r.
-  [[nodiscard]] std::uint32_t node_of(Rank r) const { return devices_[rank_device_[r]].node; }
+  /// The node of rank r; on a full mesh every rank is a node of its own.
+  [[nodiscard]] std::uint32_t node_of(Rank r) const {
+    return full_mesh_ ? r : devices_[rank_device_[r]].node;
+  }
+  /// The device called `name`, if there is one.
+  [[nodiscard]] std::optional<DeviceId> find_device(std::string_view name) const;
+  /// The devices that can reduce in the network (Device::reduces), in id order.
+  [[nodiscard]] std::vector<DeviceId> reducing_switches() const;
 
   /// The links a message from rank a to rank b crosses, in order (empty when a == b). In full-mesh
   /// mode the single implicit link has no id; use route_cost. Throws EngineError if unreachable.
   [[nodiscard]] std::vector<LinkId> route(Rank a, Rank b) const;
   [[nodiscard]] RouteCost route_cost(Rank a, Rank b) const;
+  /// Routes between devices (for in-network agents). A device with an egress NIC reaches anything
+  /// outside its node (another node's device, a network switch) through that NIC.
+  [[nodiscard]] std::vector<LinkId> route_between(DeviceId a, DeviceId b) const;
+  [[nodiscard]] RouteCost route_cost_between(DeviceId a, DeviceId b) const;
 
   bool operator==(const Topology& other) const;
 
