@@ -62,9 +62,9 @@ void Registry::add(AlgorithmInfo info) {
   for (const auto& p : info.params) {
     if (!p.choices.empty() &&
         (p.min != 0 || p.max != static_cast<std::int64_t>(p.choices.size()) - 1)) {
-      throw core::InternalError(fmt::format(
-          "algorithm '{}': parameter '{}' has {} choices but range [{}, {}]", info.name, p.name,
-          p.choices.size(), p.min, p.max));
+      throw core::InternalError(
+          fmt::format("algorithm '{}': parameter '{}' has {} choices but range [{}, {}]", info.name,
+                      p.name, p.choices.size(), p.min, p.max));
     }
     if (p.min > p.max || p.default_value < p.min || p.default_value > p.max) {
       throw core::InternalError(
@@ -231,6 +231,16 @@ Registry make_default_registry() {
   r.add(describe_recursive_doubling());
   r.add(describe_ring());
   r.add(describe_rabenseifner());
+  // block D: allreduce (MPI)
+  r.add(describe_allreduce_basic_linear());
+  r.add(describe_allreduce_segmented_ring());
+  r.add(describe_allreduce_allgather_reduce());
+  r.add(describe_allreduce_rab2());
+  r.add(describe_allreduce_recursive_multiplying());
+  r.add(describe_allreduce_recexch());
+  r.add(describe_allreduce_k_reduce_scatter_allgather());
+  r.add(describe_allreduce_tree());
+  // end of block D
   // reduce, bcast (block A)
   r.add(describe_reduce_linear());
   r.add(describe_reduce_chain());
@@ -291,6 +301,54 @@ Registry make_default_registry() {
   r.add(describe_barrier_two_proc());
   r.add(describe_barrier_tree());
   // end of block C
+  // block F: MPI/SMPI extras
+  r.add(describe_allgather_recexch_doubling());
+  r.add(describe_allgather_recexch_halving());
+  r.add(describe_allgather_2dmesh());
+  r.add(describe_allgather_3dmesh());
+  r.add(describe_alltoall_pairwise_sendrecv_replace());
+  r.add(describe_alltoall_recursive_doubling());
+  r.add(describe_alltoall_2dmesh());
+  r.add(describe_barrier_recexch());
+  r.add(describe_bcast_pipelined_tree());
+  // end of block F
+  // block E: research
+  r.add(describe_allreduce_swing_latency());
+  r.add(describe_allreduce_swing_bandwidth());
+  r.add(describe_allreduce_ring_reordered());
+  r.add(describe_reduce_scatter_swing());
+  r.add(describe_allgather_swing());
+  r.add(describe_bcast_bine());
+  // end of block E
+  // block H: in-network
+  r.add(describe_allreduce_collnet_direct());
+  r.add(describe_allreduce_collnet_chain());
+  r.add(describe_allreduce_nvls());
+  r.add(describe_allreduce_sharp());
+  r.add(describe_allgather_nvls());
+  r.add(describe_reduce_scatter_nvls());
+  // end of block H
+  // block I: hierarchical
+  r.add(describe_allreduce_two_level());
+  r.add(describe_allreduce_hierarchical_ring());
+  r.add(describe_allreduce_torus());
+  r.add(describe_bcast_two_level());
+  r.add(describe_reduce_two_level());
+  r.add(describe_allgather_two_level());
+  r.add(describe_gather_two_level());
+  r.add(describe_scatter_two_level());
+  // end of block I
+  // block G: NCCL
+  r.add(describe_allreduce_nccl_ring());
+  r.add(describe_allreduce_nccl_tree());
+  r.add(describe_allreduce_nvls_tree());
+  r.add(describe_allgather_nccl_ring());
+  r.add(describe_reduce_scatter_nccl_ring());
+  r.add(describe_bcast_nccl_ring());
+  r.add(describe_reduce_nccl_ring());
+  r.add(describe_allgather_pat());
+  r.add(describe_reduce_scatter_pat());
+  // end of block G
   return r;
 }
 

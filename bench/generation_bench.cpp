@@ -1,8 +1,11 @@
 // Generation speed of every registered algorithm at 1024 ranks, and the schedule's size in bytes
 // per operation (issue 3 benchmarks). Run: build/release/bench/collsim_generation_bench [ranks]
-// Prints a Markdown table (docs/benchmarks.md keeps the measured one).
+// Prints a Markdown table (docs/benchmarks.md keeps the measured one). Requests carry a cluster of
+// 8 ranks per node whose node and network switches reduce, so hierarchical, NCCL and in-network
+// generators build their real multi-node schedules; the others ignore the topology.
 
 #include "collsim/algorithms/registry.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -21,6 +24,12 @@ int main(int argc, char** argv) {
     }
   }
   const auto registry = algorithms::make_default_registry();
+  core::ClusterSpec cluster;
+  cluster.devices_per_node = 8;
+  cluster.nics_per_node = 8;
+  cluster.node_switch_reduces = true;
+  cluster.network_switch_reduces = true;
+  const core::Topology topology = topologies::build_cluster(cluster, core::EndpointSpec{}, ranks);
   fmt::print(
       "| collective | algorithm | bytes | operations | generate (ms) | Mops/s | bytes/op |\n");
   fmt::print("|---|---|---|---|---|---|---|\n");
@@ -28,6 +37,7 @@ int main(int argc, char** argv) {
     algorithms::Request req;
     req.collective = algo->collective;
     req.ranks = ranks;
+    req.topology = &topology;
     // 1 KiB per rank: a multiple of the rank count (alltoall needs one), 1 MiB in all at 1024.
     req.bytes = core::Bytes{
         algo->collective == core::CollectiveKind::barrier ? 0 : std::uint64_t{ranks} * 1024};

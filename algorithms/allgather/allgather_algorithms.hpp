@@ -14,5 +14,18 @@ AlgorithmInfo describe_allgather_direct();             ///< AG8: all sends at on
 AlgorithmInfo describe_allgather_linear();             ///< AG1: linear gather + linear bcast
 AlgorithmInfo describe_allgather_sparbit();            ///< AG7: inverted-distance Bruck
 AlgorithmInfo describe_allgather_pair();               ///< AG9: SMPI pair, power of two
+AlgorithmInfo describe_allgather_recexch_doubling();   ///< AG10: MPICH radix-k, distance doubling
+AlgorithmInfo describe_allgather_recexch_halving();    ///< AG10: MPICH radix-k, distance halving
+AlgorithmInfo describe_allgather_2dmesh();             ///< AG13: SMPI 2-D grid, rows then columns
+AlgorithmInfo describe_allgather_3dmesh();             ///< AG13: SMPI 3-D grid
+AlgorithmInfo describe_allgather_swing();              ///< AR22: Swing butterfly, power of two
+AlgorithmInfo describe_allgather_nvls();               ///< AG16: NCCL NVLS multicast (block H)
+// block I: hierarchical
+AlgorithmInfo describe_allgather_two_level(); ///< AG14: node gather, leader allgather, node bcast
+// end of block I
+// block G: NCCL
+AlgorithmInfo describe_allgather_nccl_ring(); ///< AG4: NCCL ring, channels x chunks
+AlgorithmInfo describe_allgather_pat();       ///< AG15: NCCL PAT, one rank per node
+// end of block G
 
 } // namespace collsim::algorithms

@@ -11,5 +11,8 @@ AlgorithmInfo describe_alltoall_bruck();       ///< AA3: ceil(lg p) store-and-fo
 AlgorithmInfo describe_alltoall_linear_sync(); ///< AA4: at most K requests in flight
 AlgorithmInfo describe_alltoall_two_proc();    ///< AA5: one sendrecv, exactly 2 ranks
 AlgorithmInfo describe_alltoall_scattered();   ///< AA6: staggered batches (MPICH)
+AlgorithmInfo describe_alltoall_pairwise_sendrecv_replace(); ///< AA7: MPICH in-place pair swaps
+AlgorithmInfo describe_alltoall_recursive_doubling();        ///< AA9: hypercube store-and-forward
+AlgorithmInfo describe_alltoall_2dmesh();                    ///< AA10: SMPI grid, message combining
 
 } // namespace collsim::algorithms

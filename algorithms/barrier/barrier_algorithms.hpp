@@ -11,5 +11,6 @@ AlgorithmInfo describe_barrier_linear();             ///< BA1: check in with ran
 AlgorithmInfo describe_barrier_double_ring();        ///< BA2: a token around the ring twice
 AlgorithmInfo describe_barrier_tree();               ///< BA6: binomial fan-in and fan-out
 AlgorithmInfo describe_barrier_two_proc();           ///< BA5: one exchange, exactly 2 ranks
+AlgorithmInfo describe_barrier_recexch();            ///< BA7: MPICH radix-k recursive exchange
 
 } // namespace collsim::algorithms

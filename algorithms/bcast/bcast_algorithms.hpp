@@ -14,5 +14,13 @@ AlgorithmInfo describe_bcast_binomial();          ///< BC7: binomial tree (MPICH
 AlgorithmInfo describe_bcast_knomial();           ///< BC8: k-nomial tree (Open MPI 7)
 AlgorithmInfo describe_bcast_scatter_allgather(); ///< BC9: scatter + recursive doubling (OMPI 8)
 AlgorithmInfo describe_bcast_scatter_ring_allgather(); ///< BC10: scatter + ring (OMPI 9)
+AlgorithmInfo describe_bcast_pipelined_tree();         ///< BC11: MPICH chunked k-ary tree
+AlgorithmInfo describe_bcast_bine(); ///< AR23: first-contact tree of the Swing butterfly
+// block I: hierarchical
+AlgorithmInfo describe_bcast_two_level(); ///< BC14: leader bcast, then node bcast
+// end of block I
+// block G: NCCL
+AlgorithmInfo describe_bcast_nccl_ring(); ///< NCCL ring: pipelined chain from the root
+// end of block G
 
 } // namespace collsim::algorithms

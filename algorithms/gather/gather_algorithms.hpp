@@ -8,5 +8,8 @@ namespace collsim::algorithms {
 AlgorithmInfo describe_gather_binomial();    ///< GA2: binomial tree over relative ranks
 AlgorithmInfo describe_gather_linear();      ///< GA1: every rank sends to the root
 AlgorithmInfo describe_gather_linear_sync(); ///< GA3: go-ahead, then two segments
+// block I: hierarchical
+AlgorithmInfo describe_gather_two_level(); ///< GA5: node gather, then leader gather
+// end of block I
 
 } // namespace collsim::algorithms

@@ -13,5 +13,11 @@ AlgorithmInfo describe_reduce_binomial();        ///< RD5: binomial tree (MPICH,
 AlgorithmInfo describe_reduce_in_order_binary(); ///< RD6: in-order binary tree (Open MPI 6)
 AlgorithmInfo describe_reduce_rabenseifner();    ///< RD7: reduce-scatter + gather (Open MPI 7)
 AlgorithmInfo describe_reduce_knomial();         ///< RD8: k-nomial tree (Open MPI 8)
+// block I: hierarchical
+AlgorithmInfo describe_reduce_two_level(); ///< RD9: node reduce, then leader reduce
+// end of block I
+// block G: NCCL
+AlgorithmInfo describe_reduce_nccl_ring(); ///< NCCL ring: pipelined chain to the root
+// end of block G
 
 } // namespace collsim::algorithms

@@ -12,5 +12,11 @@ AlgorithmInfo describe_reduce_scatter_butterfly();          ///< RS4: Open MPI b
 AlgorithmInfo describe_reduce_scatter_non_overlapping();    ///< RS1: reduce to 0 + scatter
 AlgorithmInfo describe_reduce_scatter_recursive_doubling(); ///< RS6: MPICH, any op, any p
 AlgorithmInfo describe_reduce_scatter_noncommutative();     ///< RS7: MPICH, Traff, power of two
+AlgorithmInfo describe_reduce_scatter_swing();              ///< AR22: Swing butterfly, power of two
+AlgorithmInfo describe_reduce_scatter_nvls();               ///< RS9: NCCL NVLS (block H)
+// block G: NCCL
+AlgorithmInfo describe_reduce_scatter_nccl_ring(); ///< RS3: NCCL ring, channels x chunks
+AlgorithmInfo describe_reduce_scatter_pat();       ///< RS8: NCCL PAT, one rank per node
+// end of block G
 
 } // namespace collsim::algorithms

@@ -8,5 +8,8 @@ namespace collsim::algorithms {
 AlgorithmInfo describe_scatter_binomial();  ///< SC2: binomial tree over relative ranks
 AlgorithmInfo describe_scatter_linear();    ///< SC1: blocking sends from the root
 AlgorithmInfo describe_scatter_linear_nb(); ///< SC3: non-blocking sends from the root
+// block I: hierarchical
+AlgorithmInfo describe_scatter_two_level(); ///< SC4: leader scatter, then node scatter
+// end of block I
 
 } // namespace collsim::algorithms

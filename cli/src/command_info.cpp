@@ -4,11 +4,15 @@
 #include "commands.hpp"
 
 #include "collsim/core/verify.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace collsim::cli {
 namespace {
@@ -169,6 +173,7 @@ void add_schedule(CLI::App& app) {
     std::uint32_t root = 0;
     std::vector<std::string> params;
     std::string output;
+    std::string scenario;
     bool check = false;
   };
   auto a = std::make_shared<Args>();
@@ -181,9 +186,20 @@ void add_schedule(CLI::App& app) {
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_flag("--check", a->check, "Also run validate and check_semantics; fail if wrong");
+  cmd->add_option("--scenario", a->scenario,
+                  "Generate on this scenario's topology (hierarchical, NCCL and in-network "
+                  "algorithms read the nodes and switches from it; default: none, every rank a "
+                  "node of its own)");
   cmd->callback([a] {
     const auto registry = algorithms::make_default_registry();
+    std::optional<core::Topology> topology;
+    if (!a->scenario.empty()) {
+      topology = topologies::build(io::load_scenario(a->scenario).topology, a->ranks);
+    }
     algorithms::Request req;
+    if (topology) {
+      req.topology = &*topology;
+    }
     req.collective = core::collective_from_name(a->collective);
     req.ranks = a->ranks;
     req.bytes = parse_size(a->bytes, "--bytes");
@@ -216,6 +232,7 @@ void add_verify(CLI::App& app) {
     std::string algorithm;
     std::string ranks = "1..64";
     std::string sizes;
+    std::string scenario;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("--collective", a->collective, "Only this collective (default: all)");
@@ -224,8 +241,16 @@ void add_verify(CLI::App& app) {
   cmd->add_option("--ranks", a->ranks, "Rank counts: 1..64, 8,16,100, ...")->capture_default_str();
   cmd->add_option("--sizes", a->sizes,
                   "Sizes to check (default: 0, 1, ranks-1, 4 KiB and 1000003 bytes)");
+  cmd->add_option("--scenario", a->scenario,
+                  "Generate on this scenario's topology (default: none, every rank a node of its "
+                  "own; algorithms that need switches are then refused)");
   cmd->callback([a] {
     const auto registry = algorithms::make_default_registry();
+    std::optional<core::TopologySpec> spec;
+    if (!a->scenario.empty()) {
+      spec = io::load_scenario(a->scenario).topology;
+    }
+    std::map<std::uint32_t, core::Topology> built; // per rank count
     std::vector<const algorithms::AlgorithmInfo*> algos;
     if (!a->algorithm.empty()) {
       const auto c =
@@ -265,6 +290,13 @@ void add_verify(CLI::App& app) {
           req.collective = algo->collective;
           req.ranks = p;
           req.bytes = n;
+          if (spec) {
+            auto it = built.find(p);
+            if (it == built.end()) {
+              it = built.emplace(p, topologies::build(*spec, p)).first;
+            }
+            req.topology = &it->second;
+          }
           if (!registry.refusal(*algo, req).empty()) {
             ++refused;
             continue;

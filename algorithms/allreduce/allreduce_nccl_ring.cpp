@@ -1,0 +1,184 @@
+// NCCL ring allreduce (algorithms.md AR4, section 3.7): the buffer is split into `channels`
+// slices; each slice runs its own ring reduce-scatter + allgather over the ranks in NCCL's ring
+// order, in loops of p chunks of NCCL's chunk size for the protocol, the loops one after another.
+//
+// Source: NCCL v2.30 src/device/all_reduce.h runRing (ncclPatternRingTwice), chunk sizes from
+// src/enqueue.cc (stepSize = buffSize/NCCL_STEPS, ALLREDUCE_CHUNKSTEPS = NCCL_STEPS/2 for Simple:
+// 2 MiB chunks; LL 32 KiB; LL128 576,000 B), wire model from src/graph/tuning.cc (section 3.1).
+//
+// Schedule. Ring order: node 0's ranks, node 1's, ... (nccl::ring_order). Channel c owns slice c of
+// the buffer (block_range(n, channels, c)). A loop covers p chunks of the slice: p x chunk bytes,
+// chunk k at k x chunk; the last, shorter loop splits what is left into p near-equal chunks
+// (block_range; NCCL rounds that chunk up to 16 bytes instead). The rank at ring position i, with
+// chunks numbered by ring position and taken mod p:
+//   reduce-scatter: send chunk i-1; for j = 1..p-2: recv_reduce chunk i-1-j from prev, send it;
+//                   recv_reduce chunk i (now fully reduced);
+//   allgather:      send chunk i; for t = 0..p-2: recv chunk i-1-t from prev, send it on unless
+//                   it is the last one (chunk i+1).
+// That is 4(p-1) operations per rank per loop and channel. Channels are interleaved step by step
+// in each rank's program (NCCL runs them on separate thread blocks; the IR issues in order, so a
+// channel that waits would otherwise hold the others back). Zero-length chunks are kept.
+//
+// How it differs from the MPI ring (allreduce "ring", Open MPI
+// ompi_coll_base_allreduce_intra_ring): the MPI ring moves n/p-byte blocks in one pass; NCCL cuts
+// the vector into channels and loops of bounded chunks (its staging buffers are 4 MiB per
+// connection), so a large message is many passes of p-chunk rings, each message pays the protocol's
+// per-message latency, LL/LL128 put more bytes on the wire than they carry, and chunk i-1 (not i)
+// is the first one a rank sends.
+//
+// Dependencies: a send waits for the receive that produced its chunk; an allgather receive
+// overwrites a chunk the reduce-scatter sent, so it waits for that send.
+//
+// Cost: about 2(p-1)L a + 2(p-1)/p n b + (p-1)/p n g per channel pass, L = loops; the protocol's
+// launch and per-message latencies and its wire efficiency are outside the alpha-beta-gamma terms,
+// so no closed form is declared (NCCL's own model: section 3.4).
+
+#include "allreduce/allreduce_algorithms.hpp"
+#include "nccl_support.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace collsim::algorithms {
+namespace {
+
+using nccl::kNone;
+constexpr const char* kName = "nccl_ring";
+
+struct Plan {
+  std::uint32_t p = 1;
+  std::uint32_t channels = 1;
+  std::uint64_t chunk = 1;
+  std::vector<core::Rank> ring;
+  std::vector<std::uint32_t> pos; // ring position of each rank
+  std::vector<std::uint64_t> lo;  // per channel: slice start
+  std::vector<std::uint64_t> len; // per channel: slice length
+  std::vector<std::uint64_t> loops;
+};
+
+Plan make_plan(const Request& req) {
+  Plan pl;
+  pl.p = req.ranks;
+  pl.channels = nccl::channels_of(req);
+  const detail::NodeLayout layout = detail::node_layout(req);
+  nccl::ChunkContext ctx;
+  ctx.collective = core::CollectiveKind::allreduce;
+  ctx.bytes = req.bytes.value;
+  ctx.channels = pl.channels;
+  ctx.ranks = pl.p;
+  ctx.nodes = layout.nodes();
+  pl.chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
+  pl.ring = nccl::ring_order(layout);
+  pl.pos.resize(pl.p);
+  for (std::uint32_t i = 0; i < pl.p; ++i) {
+    pl.pos[pl.ring[i]] = i;
+  }
+  for (std::uint32_t c = 0; c < pl.channels; ++c) {
+    const auto [lo, len] = nccl::channel_slice(req.bytes.value, pl.channels, c);
+    pl.lo.push_back(lo);
+    pl.len.push_back(len);
+    pl.loops.push_back(nccl::chunk_count(len, pl.chunk * pl.p));
+  }
+  return pl;
+}
+
+void emit(const Plan& pl, nccl::Sink& sink) {
+  const std::uint32_t p = pl.p;
+  if (p < 2) {
+    return;
+  }
+  const std::uint64_t max_loops = *std::max_element(pl.loops.begin(), pl.loops.end());
+  const std::uint32_t steps = 2 * p - 1; // reduce-scatter steps 0..p-1, allgather p..2p-2
+  // Per channel: the reduce-scatter send of step j (chunk i-1-j), and the last operation.
+  std::vector<std::uint32_t> rs_send(static_cast<std::size_t>(pl.channels) * (p - 1));
+  std::vector<std::uint32_t> last(pl.channels, kNone);
+  for (core::Rank r = 0; r < p; ++r) {
+    sink.begin(r);
+    const std::uint32_t i = pl.pos[r];
+    const core::Rank next = pl.ring[(i + 1) % p];
+    const core::Rank prev = pl.ring[(i + p - 1) % p];
+    for (std::uint64_t l = 0; l < max_loops; ++l) {
+      for (std::uint32_t q = 0; q < steps; ++q) {
+        for (std::uint32_t c = 0; c < pl.channels; ++c) {
+          if (l >= pl.loops[c]) {
+            continue;
+          }
+          const std::uint64_t start = pl.lo[c] + l * p * pl.chunk;
+          const std::uint64_t left = pl.len[c] - l * p * pl.chunk;
+          const auto chunk = [&](std::uint32_t k) {
+            k %= p;
+            if (left >= p * pl.chunk) {
+              return detail::data_range(start + k * pl.chunk, pl.chunk);
+            }
+            const auto [off, n] = core::block_range(left, p, k);
+            return detail::data_range(start + off, n);
+          };
+          std::uint32_t* sends = rs_send.data() + static_cast<std::size_t>(c) * (p - 1);
+          std::uint32_t& prior = last[c];
+          if (q == 0) {
+            sends[0] = sink.send(next, chunk(i + p - 1));
+          } else if (q < p - 1) {
+            prior = sink.recv_reduce(prev, chunk(i + 2 * p - 1 - q));
+            sends[q] = sink.send(next, chunk(i + 2 * p - 1 - q), nccl::dep(prior));
+          } else if (q == p - 1) {
+            prior = sink.recv_reduce(prev, chunk(i));
+            prior = sink.send(next, chunk(i), nccl::dep(prior));
+          } else {
+            const std::uint32_t t = q - p; // allgather receive t: chunk i-1-t
+            const std::uint32_t k = i + 2 * p - 1 - t;
+            const std::uint32_t got = sink.recv(prev, chunk(k), nccl::dep(sends[t]));
+            if (t + 2 < p) {
+              sink.send(next, chunk(k), nccl::dep(got));
+            }
+          }
+        }
+      }
+    }
+    if (sink.over_limit()) {
+      return;
+    }
+  }
+}
+
+detail::OpCounts count(const Request& req) {
+  nccl::Sink sink;
+  emit(make_plan(req), sink);
+  return sink.counts();
+}
+
+core::Schedule generate(const Request& req) {
+  const Plan pl = make_plan(req);
+  core::ScheduleHeader h = make_header(req, 0, kName);
+  h.protocol = nccl::make_protocol(nccl::Algo::ring, nccl::protocol_of(req), req);
+  core::Schedule s(std::move(h));
+  const detail::OpCounts counts = count(req);
+  s.reserve(counts.ops, counts.deps);
+  nccl::Sink sink(s);
+  emit(pl, sink);
+  s.finish();
+  return s;
+}
+
+} // namespace
+
+AlgorithmInfo describe_allreduce_nccl_ring() {
+  AlgorithmInfo a;
+  a.name = kName;
+  a.collective = core::CollectiveKind::allreduce;
+  a.summary = "NCCL ring: per channel slice, ring reduce-scatter + allgather in loops of p "
+              "protocol-sized chunks";
+  a.source = "NCCL v2.30 src/device/all_reduce.h runRing; src/enqueue.cc chunk sizes; "
+             "src/graph/tuning.cc latencies";
+  a.aliases = {"nccl:ring"};
+  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.constraints = {};
+  a.check = [](const Request& req) { return detail::size_limit_refusal(count(req)); };
+  a.generate = generate;
+  a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
+  a.cost_formula = "approximate, not exact: about 2(p-1)L a + 2(p-1)/p n b + (p-1)/p n g with L "
+                   "loops of p chunks per channel, plus the protocol's launch, per-message "
+                   "latencies and wire efficiency, which are not alpha-beta-gamma terms";
+  return a;
+}
+
+} // namespace collsim::algorithms

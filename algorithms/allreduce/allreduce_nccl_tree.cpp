@@ -1,0 +1,207 @@
+// NCCL tree allreduce (algorithms.md AR13): an intra-node chain joined to an inter-node double
+// binary tree; each chunk is reduced up the tree and broadcast back down, chunks pipelined.
+//
+// Source: NCCL v2.30 src/graph/trees.cc ncclGetBtree / ncclGetDtree (tree 1 is tree 0 mirrored,
+// i -> N-1-i, for an even node count N, or shifted, i -> i+1 mod N, for an odd one),
+// src/device/all_reduce.h runTreeSplit (reduce up and broadcast down run concurrently on separate
+// warps), src/enqueue.cc chunk sizes (Tree uses chunkSteps 1: Simple 512 KiB, LL 32 KiB, LL128
+// 576,000 B halved for small messages), src/graph/tuning.cc latencies (section 3.1).
+//
+// Schedule. Nodes come from the request's layout (no topology: every rank is a node). In node v
+// the ranks form a chain in rank order; its first rank (the head) is node v's vertex in the
+// inter-node trees. Channel c owns slice c of the buffer (block_range(n, channels, c)) and uses
+// tree c mod 2, so with an even channel count each tree carries half the data (with one channel
+// only tree 0 is used). A channel's slice is cut into chunks of NCCL's chunk size. For one chunk
+// and tree t, a rank's parent is its chain predecessor, or for a head the head of node v's parent
+// in tree t; its children are the heads of node v's tree children and its chain successor (at most
+// three, NCCL_MAX_TREE_ARITY):
+//   up:   recv_reduce the chunk from each child (tree children, then the chain successor); send it
+//         to the parent;
+//   down: recv the reduced chunk from the parent (the root has it after the up phase); send it to
+//         each child.
+// Chunks of all channels are interleaved, chunk by chunk; a rank issues the down phase of a chunk
+// after the up phase of the chunk L = NCCL_STEPS x 2 x depth later (depth: the most hops to a
+// root, chain plus inter-node tree; nccl::tree_lag), standing in for the concurrent warps of
+// runTreeSplit in the IR's in-order issue (NCCL's FIFO holds NCCL_STEPS chunks per connection).
+//
+// Dependencies: reductions into a chunk are chained; the send up waits for the last one; the
+// receive from the parent overwrites the chunk, so it waits for the send up; the sends down wait
+// for the chunk's final value.
+//
+// Cost: per node, about 2n bytes in each direction (interior in one tree, a leaf in the other), and
+// a chunk crosses 2(ppn - 1 + depth) hops: T about 2(ppn - 1 + ceil(lg N)) a_hop + (K - 1) x the
+// slowest stage + 2 n b (derived, algorithms.md AR13). The pipeline stages and the protocol's
+// latencies are not alpha-beta-gamma terms: no closed form is declared.
+
+#include "allreduce/allreduce_algorithms.hpp"
+#include "nccl_support.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace collsim::algorithms {
+namespace {
+
+using nccl::kNone;
+constexpr const char* kName = "nccl_tree";
+
+struct Item {
+  std::uint32_t channel;
+  std::uint64_t offset;
+  std::uint64_t length;
+};
+
+struct Plan {
+  std::uint32_t p = 1;
+  std::uint32_t channels = 1;
+  detail::NodeLayout layout;
+  std::vector<Item> items; // chunks of all channels, interleaved
+};
+
+Plan make_plan(const Request& req) {
+  Plan pl;
+  pl.p = req.ranks;
+  pl.channels = nccl::channels_of(req);
+  pl.layout = detail::node_layout(req);
+  nccl::ChunkContext ctx;
+  ctx.collective = core::CollectiveKind::allreduce;
+  ctx.bytes = req.bytes.value;
+  ctx.channels = pl.channels;
+  ctx.ranks = pl.p;
+  ctx.nodes = pl.layout.nodes();
+  const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::tree, nccl::protocol_of(req), ctx);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
+  std::uint64_t most = 0;
+  for (std::uint32_t c = 0; c < pl.channels; ++c) {
+    slices.push_back(nccl::channel_slice(req.bytes.value, pl.channels, c));
+    most = std::max(most, nccl::chunk_count(slices.back().second, chunk));
+  }
+  for (std::uint64_t k = 0; k < most; ++k) {
+    for (std::uint32_t c = 0; c < pl.channels; ++c) {
+      const auto [lo, len] = slices[c];
+      if (k * chunk < len) {
+        pl.items.push_back(Item{c, lo + k * chunk, std::min(chunk, len - k * chunk)});
+      }
+    }
+  }
+  return pl;
+}
+
+/// A rank's parent and children in tree `t` (chain inside the node, double binary tree across).
+struct Links {
+  core::Rank parent = kNone;
+  std::array<core::Rank, 3> children{};
+  std::uint32_t child_count = 0;
+};
+
+Links links_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t t) {
+  Links out;
+  const std::uint32_t v = layout.node[r];
+  const std::uint32_t j = layout.local[r];
+  const auto& members = layout.members[v];
+  if (j > 0) {
+    out.parent = members[j - 1];
+  } else {
+    const nccl::TreeLinks tl = nccl::dtree(layout.nodes(), v, t);
+    if (tl.parent != kNone) {
+      out.parent = layout.members[tl.parent][0];
+    }
+    for (const std::uint32_t child : {tl.child0, tl.child1}) {
+      if (child != kNone) {
+        out.children[out.child_count++] = layout.members[child][0];
+      }
+    }
+  }
+  if (j + 1 < members.size()) {
+    out.children[out.child_count++] = members[j + 1];
+  }
+  return out;
+}
+
+void emit(const Plan& pl, nccl::Sink& sink) {
+  if (pl.p < 2) {
+    return;
+  }
+  const std::size_t items = pl.items.size();
+  const std::size_t lag =
+      nccl::tree_lag(pl.layout.max_per_node() - 1 + nccl::dtree_height(pl.layout.nodes()));
+  std::vector<std::uint32_t> sent_up(items);
+  std::vector<std::uint32_t> value(items); // the operation that last wrote the chunk
+  for (core::Rank r = 0; r < pl.p; ++r) {
+    sink.begin(r);
+    const std::array<Links, 2> links{links_of(pl.layout, r, 0), links_of(pl.layout, r, 1)};
+    for (std::size_t x = 0; x < items + lag; ++x) {
+      if (x < items) {
+        const Item& it = pl.items[x];
+        const Links& l = links[it.channel % 2];
+        const core::Range range = detail::data_range(it.offset, it.length);
+        std::uint32_t w = kNone;
+        for (std::uint32_t k = 0; k < l.child_count; ++k) {
+          w = sink.recv_reduce(l.children[k], range, nccl::dep(w));
+        }
+        value[x] = w;
+        sent_up[x] = l.parent == kNone ? kNone : sink.send(l.parent, range, nccl::dep(w));
+      }
+      if (x >= lag) {
+        const std::size_t y = x - lag;
+        const Item& it = pl.items[y];
+        const Links& l = links[it.channel % 2];
+        const core::Range range = detail::data_range(it.offset, it.length);
+        std::uint32_t src = value[y];
+        if (l.parent != kNone) {
+          src = sink.recv(l.parent, range, nccl::dep(sent_up[y]));
+        }
+        for (std::uint32_t k = 0; k < l.child_count; ++k) {
+          sink.send(l.children[k], range, nccl::dep(src));
+        }
+      }
+    }
+    if (sink.over_limit()) {
+      return;
+    }
+  }
+}
+
+detail::OpCounts count(const Plan& pl) {
+  nccl::Sink sink;
+  emit(pl, sink);
+  return sink.counts();
+}
+
+core::Schedule generate(const Request& req) {
+  const Plan pl = make_plan(req);
+  core::ScheduleHeader h = make_header(req, 0, kName);
+  h.protocol = nccl::make_protocol(nccl::Algo::tree, nccl::protocol_of(req), req);
+  core::Schedule s(std::move(h));
+  const detail::OpCounts counts = count(pl);
+  s.reserve(counts.ops, counts.deps);
+  nccl::Sink sink(s);
+  emit(pl, sink);
+  s.finish();
+  return s;
+}
+
+} // namespace
+
+AlgorithmInfo describe_allreduce_nccl_tree() {
+  AlgorithmInfo a;
+  a.name = kName;
+  a.collective = core::CollectiveKind::allreduce;
+  a.summary = "NCCL tree: intra-node chain + inter-node double binary tree, pipelined reduce up "
+              "and broadcast down by chunks";
+  a.source = "NCCL v2.30 src/graph/trees.cc ncclGetBtree/ncclGetDtree; src/device/all_reduce.h "
+             "runTreeSplit; src/enqueue.cc chunk sizes";
+  a.aliases = {"nccl:tree"};
+  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.check = [](const Request& req) { return detail::size_limit_refusal(count(make_plan(req))); };
+  a.generate = generate;
+  a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
+  a.cost_formula =
+      "approximate, not exact: about 2(ppn - 1 + ceil(lg N)) hop latencies + (K - 1) "
+      "pipeline stages + 2 n b for K chunks (algorithms.md AR13); the pipeline and the "
+      "protocol's latencies are not alpha-beta-gamma terms";
+  return a;
+}
+
+} // namespace collsim::algorithms

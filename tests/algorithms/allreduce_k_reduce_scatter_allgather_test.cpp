@@ -1,0 +1,97 @@
+#include "algorithm_test_support.hpp"
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/core/verify.hpp"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <string>
+
+using namespace collsim;
+
+namespace {
+core::Schedule generate(std::uint32_t p, std::uint64_t n,
+                        const std::map<std::string, std::int64_t>& params = {}) {
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req = testing::allreduce_request(p, n);
+  req.params = params;
+  return reg.generate(reg.find(core::CollectiveKind::allreduce, "k_reduce_scatter_allgather"), req);
+}
+
+std::optional<algorithms::CostTerms> cost(std::uint32_t p, std::uint64_t n,
+                                          const std::map<std::string, std::int64_t>& params = {}) {
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req = testing::allreduce_request(p, n);
+  req.params = params;
+  return reg.cost(reg.find(core::CollectiveKind::allreduce, "k_reduce_scatter_allgather"), req);
+}
+
+/// check_semantics (which runs validate() and its race check first) on many shapes.
+void check_all(const std::vector<std::map<std::string, std::int64_t>>& variants) {
+  for (const auto& params : variants) {
+    for (std::uint32_t p = 1; p <= 20; ++p) {
+      for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} + 3,
+                                    std::uint64_t{1000}, std::uint64_t{4099}}) {
+        std::string desc;
+        for (const auto& [key, value] : params) {
+          desc += key + "=" + std::to_string(value) + " ";
+        }
+        const auto report = core::check_semantics(generate(p, n, params));
+        INFO(desc << "p=" << p << " n=" << n << ": " << report.summary());
+        CHECK(report.ok());
+      }
+    }
+  }
+}
+} // namespace
+
+TEST_CASE("k_reduce_scatter_allgather with radix 2 is Rabenseifner on digit-reversed blocks",
+          "[algorithms][allreduce][k_reduce_scatter_allgather]") {
+  const auto t = testing::traffic(generate(4, 400));
+  // Rank 0: halves with rank 1 (sends blocks 2-3), quarters with rank 2 (block 1), then the
+  // allgather in reverse.
+  CHECK(t[0].send_peers == std::vector<core::Rank>{1, 2, 2, 1});
+  CHECK(t[0].send_lengths == std::vector<std::uint64_t>{200, 100, 100, 200});
+  for (core::Rank r = 0; r < 4; ++r) {
+    CAPTURE(r);
+    CHECK(t[r].send_bytes == 600);
+    CHECK(t[r].reduced_bytes == 300);
+  }
+}
+
+TEST_CASE("k_reduce_scatter_allgather with radix 3 shrinks the window threefold per phase",
+          "[algorithms][allreduce][k_reduce_scatter_allgather]") {
+  const auto t = testing::traffic(generate(9, 900, {{"radix", 3}}));
+  CHECK(t[0].send_peers == std::vector<core::Rank>{1, 2, 3, 6, 3, 6, 1, 2});
+  CHECK(t[0].send_lengths == std::vector<std::uint64_t>{300, 300, 100, 100, 100, 100, 300, 300});
+  for (core::Rank r = 0; r < 9; ++r) {
+    CAPTURE(r);
+    CHECK(t[r].send_bytes == 1600);
+    CHECK(t[r].reduced_bytes == 800);
+  }
+}
+
+TEST_CASE("k_reduce_scatter_allgather gives the remainder to the last block, as MPICH",
+          "[algorithms][allreduce][k_reduce_scatter_allgather]") {
+  // 10 bytes over 4 participants: blocks of 2, 2, 2 and 4 bytes; rank 3 owns block R(3) = 3.
+  const auto t = testing::traffic(generate(4, 10));
+  CHECK(t[3].reduced_bytes == 6 + 4);
+  CHECK(t[0].reduced_bytes == 4 + 2);
+  CHECK(generate(4, 10).header().tmp_bytes == 10);
+}
+
+TEST_CASE("k_reduce_scatter_allgather declares Rabenseifner's cost for radix 2, 2^m | n",
+          "[algorithms][allreduce][k_reduce_scatter_allgather]") {
+  const auto c = cost(8, 800);
+  REQUIRE(c.has_value());
+  CHECK(c->alpha_terms == 6.0);
+  CHECK(c->beta_bytes == 1400.0);
+  CHECK(c->gamma_bytes == 700.0);
+  CHECK_FALSE(cost(8, 801).has_value());
+  CHECK_FALSE(cost(9, 900, {{"radix", 3}}).has_value());
+  CHECK_FALSE(cost(6, 600).has_value());
+}
+
+TEST_CASE("k_reduce_scatter_allgather is correct and race-free on 1..20 ranks",
+          "[algorithms][allreduce][k_reduce_scatter_allgather]") {
+  check_all({{}, {{"radix", 3}}, {{"radix", 4}}, {{"radix", 5}}});
+}
