@@ -20,6 +20,15 @@ AlgorithmInfo describe_allreduce_k_reduce_scatter_allgather(); ///< AR11: radix-
 AlgorithmInfo describe_allreduce_tree(); ///< AR12: pipelined k-nomial reduce + bcast
 
 namespace detail {
+/// The full-vector butterfly of recursive doubling (AR3) with the peer of (new rank, step, p') as a
+/// parameter, including MPICH's non-power-of-two fold: recursive doubling passes new ^ 2^step,
+/// Swing (AR22) its peer. Defined in allreduce_recursive_doubling.cpp.
+using ButterflyPeer = std::uint32_t (*)(std::uint32_t newrank, std::uint32_t step,
+                                        std::uint32_t pof2);
+core::Schedule full_vector_butterfly(const Request& req, const char* name, ButterflyPeer peer);
+/// Its exact operation and dependency counts (the same for every peer function).
+std::string full_vector_butterfly_refusal(std::uint32_t ranks);
+
 /// One rank's partners in MPICH's recursive exchange (MPII_Recexchalgo_get_neighbors), shared by
 /// recexch and k_reduce_scatter_allgather; defined in allreduce_recexch.cpp.
 struct RecexchNeighbours {

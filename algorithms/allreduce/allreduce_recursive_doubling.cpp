@@ -58,10 +58,22 @@ OpCounts recursive_doubling_counts(std::uint32_t p) {
   return c;
 }
 
-core::Schedule generate_recursive_doubling(const Request& req) {
+std::uint32_t xor_peer(std::uint32_t newrank, std::uint32_t step, std::uint32_t /*pof2*/) {
+  return newrank ^ (std::uint32_t{1} << step);
+}
+
+} // namespace
+
+namespace detail {
+
+std::string full_vector_butterfly_refusal(std::uint32_t ranks) {
+  return size_limit_refusal(recursive_doubling_counts(ranks));
+}
+
+core::Schedule full_vector_butterfly(const Request& req, const char* name, ButterflyPeer peer) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
-  core::Schedule s(make_header(req, p > 1 ? n : 0, kName));
+  core::Schedule s(make_header(req, p > 1 ? n : 0, name));
   const OpCounts counts = recursive_doubling_counts(p);
   s.reserve(counts.ops, counts.deps);
   const std::uint32_t pof2 = std::bit_floor(p);
@@ -89,8 +101,8 @@ core::Schedule generate_recursive_doubling(const Request& req) {
     } else {
       newrank = r - rem;
     }
-    for (std::uint32_t mask = 1; mask < pof2; mask <<= 1) {
-      const std::uint32_t newdst = newrank ^ mask;
+    for (std::uint32_t step = 0; (std::uint32_t{1} << step) < pof2; ++step) {
+      const std::uint32_t newdst = peer(newrank, step, pof2);
       const core::Rank dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
       dep[0] = last_reduce;
       const auto wait = std::span(dep.data(), reduced ? 1 : 0);
@@ -105,6 +117,14 @@ core::Schedule generate_recursive_doubling(const Request& req) {
   }
   s.finish();
   return s;
+}
+
+} // namespace detail
+
+namespace {
+
+core::Schedule generate_recursive_doubling(const Request& req) {
+  return detail::full_vector_butterfly(req, kName, xor_peer);
 }
 
 std::optional<CostTerms> recursive_doubling_cost(const Request& req) {
@@ -130,9 +150,7 @@ AlgorithmInfo describe_recursive_doubling() {
   a.source = "MPICH MPIR_Allreduce_intra_recursive_doubling (Thakur, Rabenseifner & Gropp 2005); "
              "Open MPI ompi_coll_base_allreduce_intra_recursivedoubling";
   a.aliases = {"ompi:3", "ompi:recursive_doubling", "mpich:recursive_doubling", "smpi:rdb"};
-  a.check = [](const Request& req) {
-    return detail::size_limit_refusal(recursive_doubling_counts(req.ranks));
-  };
+  a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req.ranks); };
   a.generate = generate_recursive_doubling;
   a.cost = recursive_doubling_cost;
   a.cost_formula = "p = 2^k: lg p (a + n b + n g); otherwise at most (floor(lg p)+2) a + "
