@@ -143,8 +143,22 @@ core::Protocol make_protocol(Algo a, Proto p, const Request& req) {
   out.name = std::string(protocol_name(p));
   out.efficiency = efficiency(p);
   out.launch = core::Seconds{base_latency_us(a, p) * kUs};
-  out.message_latency = core::Seconds{hw_latency_us(intra, a, p) * kUs};
-  out.inter_node_latency = core::Seconds{hw_latency_us(Hw::net, a, p) * kUs};
+  // NCCL's latency formula (algorithms.md 3.4) charges NVLS one intraLat for the whole operation
+  // (to the switch and back: two messages here), NVLSTree one intraLat for its four intra-node
+  // messages (GPU to switch to head, head to switch to GPU), and CollNet and NVLS one interLat
+  // for the round trip through the network's reducing switch (two messages). Each message gets
+  // its share, so that a schedule's sum of latencies is NCCL's.
+  double intra_share = 1.0;
+  double inter_share = 1.0;
+  switch (a) {
+  case Algo::nvls: intra_share = inter_share = 0.5; break;
+  case Algo::nvls_tree: intra_share = 0.25; break;
+  case Algo::collnet_direct:
+  case Algo::collnet_chain: inter_share = 0.5; break;
+  default: break;
+  }
+  out.message_latency = core::Seconds{hw_latency_us(intra, a, p) * intra_share * kUs};
+  out.inter_node_latency = core::Seconds{hw_latency_us(Hw::net, a, p) * inter_share * kUs};
   return out;
 }
 
@@ -228,11 +242,26 @@ std::uint64_t block_chunks(std::uint64_t n, std::uint32_t p, std::uint32_t chann
   return chunk_count(channel_slice(longest, channels, channel).second, chunk);
 }
 
-std::vector<core::Rank> ring_order(const detail::NodeLayout& layout) {
+std::vector<core::Rank> ring_order(const detail::NodeLayout& layout, std::uint32_t channel) {
   std::vector<core::Rank> out;
   out.reserve(layout.node.size());
   for (const auto& members : layout.members) {
-    out.insert(out.end(), members.begin(), members.end());
+    const std::size_t m = members.size();
+    for (std::size_t j = 0; j < m; ++j) {
+      out.push_back(members[(channel + j) % m]);
+    }
+  }
+  return out;
+}
+
+std::vector<Ring> rings(const detail::NodeLayout& layout, std::uint32_t channels) {
+  std::vector<Ring> out(channels);
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    out[c].order = ring_order(layout, c);
+    out[c].pos.resize(out[c].order.size());
+    for (std::uint32_t i = 0; i < out[c].order.size(); ++i) {
+      out[c].pos[out[c].order[i]] = i;
+    }
   }
   return out;
 }

@@ -8,6 +8,7 @@
 
 #include "generator_support.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -58,7 +59,10 @@ double efficiency(Proto p);
 /// class).
 bool intra_node_nvlink(const Request& req);
 /// core::Protocol for (algorithm, protocol) on the request's topology: launch = baseLatency,
-/// message_latency = hwLatency of NVLINK or PCI, inter_node_latency = hwLatency of NET.
+/// message_latency = hwLatency of NVLINK or PCI, inter_node_latency = hwLatency of NET, each
+/// shared out over the messages that NCCL's latency formula charges it once for (NVLS, NVLSTree,
+/// CollNet; see the definition). The loggp engine charges a message the larger of this and its
+/// route's latency.
 core::Protocol make_protocol(Algo a, Proto p, const Request& req);
 
 /// buffSizes[proto]: Simple 4 MiB, LL 512 KiB (8 lines x 512 threads x 8 steps x 16 B), LL128
@@ -97,9 +101,25 @@ core::Range block_chunk(std::uint64_t n, std::uint32_t p, std::uint32_t b, std::
 std::uint64_t block_chunks(std::uint64_t n, std::uint32_t p, std::uint32_t channels,
                            std::uint32_t channel, std::uint64_t chunk);
 
-/// NCCL's ring: the ranks of node 0, then node 1, ... (each node's ranks in rank order), so that
-/// the ring crosses each node boundary once.
-std::vector<core::Rank> ring_order(const detail::NodeLayout& layout);
+/// NCCL's ring of channel `channel`: the ranks of node 0, then node 1, ..., so that the ring
+/// crosses each node boundary once; inside a node of m ranks the order starts at local rank
+/// channel mod m (rank order, wrapping), so that channel c leaves every node from local rank
+/// c - 1 and enters it at local rank c. NCCL's ring order comes from its topology search
+/// (src/graph/search.cc, rings.cc; algorithms.md 1.10 items 5 and 6), which spreads channels over
+/// the node's NICs; rotating the entry rank is our stand-in: on rail-optimised nodes (a NIC per
+/// GPU) c channels cross the network through c different NICs instead of all through one.
+std::vector<core::Rank> ring_order(const detail::NodeLayout& layout, std::uint32_t channel = 0);
+
+/// One channel's ring: the order and each rank's position in it.
+struct Ring {
+  std::vector<core::Rank> order;
+  std::vector<std::uint32_t> pos; ///< pos[rank]: its index in `order`
+  [[nodiscard]] core::Rank at(std::uint64_t i) const { return order[i % order.size()]; }
+  [[nodiscard]] core::Rank next(core::Rank r) const { return at(pos[r] + 1); }
+  [[nodiscard]] core::Rank prev(core::Rank r) const { return at(pos[r] + order.size() - 1); }
+};
+/// The rings of channels 0 .. channels-1 (ring_order).
+std::vector<Ring> rings(const detail::NodeLayout& layout, std::uint32_t channels);
 
 inline constexpr std::uint32_t kNone = 0xffffffffU;
 /// One node of a binary tree over node indices: parent and up to two children (kNone: absent).
@@ -117,12 +137,45 @@ TreeLinks dtree(std::uint32_t n, std::uint32_t i, std::uint32_t tree);
 
 /// The most hops from any node to the root, over both trees of dtree(n, ., 0/1).
 std::uint32_t dtree_height(std::uint32_t n);
-/// How many chunks later than its reduce-up a rank issues a chunk's broadcast-down, for a tree
-/// `hops` deep: NCCL runs both on separate warps, bounded only by NCCL_STEPS chunks of FIFO per
-/// connection, so the in-order IR lets the up phase run NCCL_STEPS x 2 x hops chunks ahead (a
-/// chunk's round trip up and down the tree).
-inline std::size_t tree_lag(std::uint32_t hops) {
-  return static_cast<std::size_t>(kSteps) * 2 * (hops == 0 ? 1 : hops);
+/// Where a participant issues one part of one chunk of a pipelined tree (reduce up, broadcast
+/// down). NCCL runs the up and the down part on separate warps, each bounded by NCCL_STEPS chunks
+/// of FIFO per connection and channel; the IR issues one program in order, so a participant's
+/// parts are interleaved by position: part of chunk x at level l sits at x + tree_lag(channels) x
+/// l, where a receive is one level above its send. Levels grow along the chunk's path (up the tree,
+/// then down), so a participant waits for data that its peer sent a lag of chunks earlier (the
+/// FIFO), never for a round trip; and both ends of every connection list its messages in the same
+/// order (FIFO matching), since each receive sits exactly one lag after its send.
+/// Ties go by chunk, then by part.
+struct TreeStep {
+  std::uint64_t position;
+  std::uint32_t item;
+  std::uint32_t part;
+  bool operator<(const TreeStep& o) const {
+    return position != o.position ? position < o.position
+           : item != o.item       ? item < o.item
+                                  : part < o.part;
+  }
+};
+/// Positions per level: 2 x NCCL_STEPS x channels chunks (NCCL's FIFO of NCCL_STEPS chunks per
+/// connection, each way, for every channel in the interleaved sequence of chunks).
+inline std::uint64_t tree_lag(std::uint32_t channels) {
+  return 2 * kSteps * std::max<std::uint32_t>(channels, 1);
+}
+/// A participant's steps, sorted: for each of `items` chunks, the parts `levels(x)` lists (levels
+/// ascending, part i at levels(x)[i]).
+template <class Levels>
+std::vector<TreeStep> tree_steps(std::size_t items, std::uint32_t channels, Levels levels) {
+  const std::uint64_t lag = tree_lag(channels);
+  std::vector<TreeStep> out;
+  out.reserve(items * 2);
+  for (std::size_t x = 0; x < items; ++x) {
+    std::uint32_t part = 0;
+    for (const std::uint32_t level : levels(x)) {
+      out.push_back({x + lag * level, static_cast<std::uint32_t>(x), part++});
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 /// Either counts a generator's operations (for check() and Schedule::reserve) or appends them; a

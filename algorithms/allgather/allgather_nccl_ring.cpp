@@ -5,7 +5,8 @@
 // src/enqueue.cc (ALLGATHER_CHUNKSTEPS = NCCL_STEPS/2: Simple 2 MiB, LL 32 KiB, LL128 576,000 B),
 // wire model from src/graph/tuning.cc (section 3.1).
 //
-// Schedule. Ring order: node 0's ranks, node 1's, ... (nccl::ring_order). Channel c owns slice c of
+// Schedule. Ring order per channel: node 0's ranks, node 1's, ..., each node entered at a
+// different local rank per channel (nccl::ring_order). Channel c owns slice c of
 // every block (block b is block_range(n, p, b); its slice block_range(|b|, channels, c)); the
 // slices are cut into chunks, and for each chunk k the rank at ring position i does
 //   send its own block's chunk to next; for t = 1..p-1: recv the chunk of block ring[i-t] from
@@ -35,8 +36,7 @@ struct Plan {
   std::uint64_t n = 0;
   std::uint32_t channels = 1;
   std::uint64_t chunk = 1;
-  std::vector<core::Rank> ring;
-  std::vector<std::uint32_t> pos;
+  std::vector<nccl::Ring> rings;     // per channel
   std::vector<std::uint64_t> chunks; // per channel
 };
 
@@ -53,11 +53,7 @@ Plan make_plan(const Request& req) {
   ctx.ranks = pl.p;
   ctx.nodes = layout.nodes();
   pl.chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
-  pl.ring = nccl::ring_order(layout);
-  pl.pos.resize(pl.p);
-  for (std::uint32_t i = 0; i < pl.p; ++i) {
-    pl.pos[pl.ring[i]] = i;
-  }
+  pl.rings = nccl::rings(layout, pl.channels);
   for (std::uint32_t c = 0; c < pl.channels; ++c) {
     pl.chunks.push_back(nccl::block_chunks(pl.n, pl.p, pl.channels, c, pl.chunk));
   }
@@ -72,16 +68,17 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   const std::uint64_t most = *std::max_element(pl.chunks.begin(), pl.chunks.end());
   for (core::Rank r = 0; r < p; ++r) {
     sink.begin(r);
-    const std::uint32_t i = pl.pos[r];
-    const core::Rank next = pl.ring[(i + 1) % p];
-    const core::Rank prev = pl.ring[(i + p - 1) % p];
     for (std::uint64_t k = 0; k < most; ++k) {
       for (std::uint32_t t = 0; t < p; ++t) {
         for (std::uint32_t c = 0; c < pl.channels; ++c) {
           if (k >= pl.chunks[c]) {
             continue;
           }
-          const core::Rank owner = pl.ring[(i + p - t) % p];
+          const nccl::Ring& ring = pl.rings[c];
+          const std::uint32_t i = ring.pos[r];
+          const core::Rank next = ring.next(r);
+          const core::Rank prev = ring.prev(r);
+          const core::Rank owner = ring.at(i + p - t);
           const core::Range range = nccl::block_chunk(pl.n, p, owner, pl.channels, c, pl.chunk, k);
           if (t == 0) {
             sink.send(next, range);

@@ -26,6 +26,7 @@
 
 #include "allgather/allgather_algorithms.hpp"
 #include "in_network_support.hpp"
+#include "nccl_support.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -112,6 +113,8 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
 core::Schedule generate(const Request& req) {
   const auto f = detail::innet::fabric_of(req);
   core::ScheduleHeader h = make_header(req, 0, kName);
+  // NCCL runs NVLS with the Simple protocol only (full payload, tuning.cc latencies).
+  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
   if (req.ranks > 1) {
     h.agents = f.node_switch;
     if (f.layout.nodes() > 1) {

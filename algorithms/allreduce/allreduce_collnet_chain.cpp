@@ -28,6 +28,7 @@
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "in_network_support.hpp"
+#include "nccl_support.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -119,6 +120,8 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
 core::Schedule generate(const Request& req) {
   const auto f = detail::innet::fabric_of(req);
   core::ScheduleHeader h = make_header(req, 0, kName);
+  // NCCL runs CollNetChain with the Simple protocol only (full payload, tuning.cc latencies).
+  h.protocol = nccl::make_protocol(nccl::Algo::collnet_chain, nccl::Proto::simple, req);
   if (req.ranks > 1 && f.layout.nodes() > 1) {
     h.agents = {f.network_switch};
   }

@@ -37,6 +37,7 @@
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "in_network_support.hpp"
+#include "nccl_support.hpp"
 
 #include <algorithm>
 
@@ -176,6 +177,8 @@ void emit(const Request& req, const Plan& plan, Emitter& e) {
 core::Schedule generate(const Request& req) {
   const Plan plan = plan_of(req);
   core::ScheduleHeader h = make_header(req, 0, kName);
+  // NCCL runs CollNetDirect with the Simple protocol only (full payload, tuning.cc latencies).
+  h.protocol = nccl::make_protocol(nccl::Algo::collnet_direct, nccl::Proto::simple, req);
   if (req.ranks > 1 && plan.fabric.layout.nodes() > 1) {
     h.agents = {plan.fabric.network_switch};
   }

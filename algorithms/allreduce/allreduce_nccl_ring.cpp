@@ -6,7 +6,8 @@
 // src/enqueue.cc (stepSize = buffSize/NCCL_STEPS, ALLREDUCE_CHUNKSTEPS = NCCL_STEPS/2 for Simple:
 // 2 MiB chunks; LL 32 KiB; LL128 576,000 B), wire model from src/graph/tuning.cc (section 3.1).
 //
-// Schedule. Ring order: node 0's ranks, node 1's, ... (nccl::ring_order). Channel c owns slice c of
+// Schedule. Ring order per channel: node 0's ranks, node 1's, ..., each node entered at a
+// different local rank per channel (nccl::ring_order). Channel c owns slice c of
 // the buffer (block_range(n, channels, c)). A loop covers p chunks of the slice: p x chunk bytes,
 // chunk k at k x chunk; the last, shorter loop splits what is left into p near-equal chunks
 // (block_range; NCCL rounds that chunk up to 16 bytes instead). The rank at ring position i, with
@@ -49,8 +50,7 @@ struct Plan {
   std::uint32_t p = 1;
   std::uint32_t channels = 1;
   std::uint64_t chunk = 1;
-  std::vector<core::Rank> ring;
-  std::vector<std::uint32_t> pos; // ring position of each rank
+  std::vector<nccl::Ring> rings;  // per channel
   std::vector<std::uint64_t> lo;  // per channel: slice start
   std::vector<std::uint64_t> len; // per channel: slice length
   std::vector<std::uint64_t> loops;
@@ -68,11 +68,7 @@ Plan make_plan(const Request& req) {
   ctx.ranks = pl.p;
   ctx.nodes = layout.nodes();
   pl.chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
-  pl.ring = nccl::ring_order(layout);
-  pl.pos.resize(pl.p);
-  for (std::uint32_t i = 0; i < pl.p; ++i) {
-    pl.pos[pl.ring[i]] = i;
-  }
+  pl.rings = nccl::rings(layout, pl.channels);
   for (std::uint32_t c = 0; c < pl.channels; ++c) {
     const auto [lo, len] = nccl::channel_slice(req.bytes.value, pl.channels, c);
     pl.lo.push_back(lo);
@@ -94,9 +90,6 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   std::vector<std::uint32_t> last(pl.channels, kNone);
   for (core::Rank r = 0; r < p; ++r) {
     sink.begin(r);
-    const std::uint32_t i = pl.pos[r];
-    const core::Rank next = pl.ring[(i + 1) % p];
-    const core::Rank prev = pl.ring[(i + p - 1) % p];
     for (std::uint64_t l = 0; l < max_loops; ++l) {
       for (std::uint32_t q = 0; q < steps; ++q) {
         for (std::uint32_t c = 0; c < pl.channels; ++c) {
@@ -113,6 +106,10 @@ void emit(const Plan& pl, nccl::Sink& sink) {
             const auto [off, n] = core::block_range(left, p, k);
             return detail::data_range(start + off, n);
           };
+          const nccl::Ring& ring = pl.rings[c];
+          const std::uint32_t i = ring.pos[r];
+          const core::Rank next = ring.next(r);
+          const core::Rank prev = ring.prev(r);
           std::uint32_t* sends = rs_send.data() + static_cast<std::size_t>(c) * (p - 1);
           std::uint32_t& prior = last[c];
           if (q == 0) {

@@ -19,10 +19,11 @@
 //         to the parent;
 //   down: recv the reduced chunk from the parent (the root has it after the up phase); send it to
 //         each child.
-// Chunks of all channels are interleaved, chunk by chunk; a rank issues the down phase of a chunk
-// after the up phase of the chunk L = NCCL_STEPS x 2 x depth later (depth: the most hops to a
-// root, chain plus inter-node tree; nccl::tree_lag), standing in for the concurrent warps of
-// runTreeSplit in the IR's in-order issue (NCCL's FIFO holds NCCL_STEPS chunks per connection).
+// Chunks of all channels are interleaved, chunk by chunk, and a rank's up and down parts of the
+// chunks are ordered by level (nccl::tree_steps: with H the deepest rank's hops to its root, a
+// rank d hops deep reduces up at level H - d and forwards down at H + d; a level is
+// 2 x NCCL_STEPS x channels chunks), standing in for the concurrent warps of runTreeSplit, each
+// bounded by NCCL's FIFO of NCCL_STEPS chunks per connection, in the IR's in-order issue.
 //
 // Dependencies: reductions into a chunk are chained; the send up waits for the last one; the
 // receive from the parent overwrites the chunk, so it waits for the send up; the sends down wait
@@ -119,41 +120,53 @@ Links links_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t t) 
   return out;
 }
 
+/// Hops from rank r up to the root of tree t: its chain position plus its node's depth in tree t.
+std::uint32_t depth_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t t) {
+  std::uint32_t hops = layout.local[r];
+  const std::uint32_t n = layout.nodes();
+  for (std::uint32_t v = layout.node[r]; nccl::dtree(n, v, t).parent != kNone;
+       v = nccl::dtree(n, v, t).parent) {
+    ++hops;
+  }
+  return hops;
+}
+
 void emit(const Plan& pl, nccl::Sink& sink) {
   if (pl.p < 2) {
     return;
   }
   const std::size_t items = pl.items.size();
-  const std::size_t lag =
-      nccl::tree_lag(pl.layout.max_per_node() - 1 + nccl::dtree_height(pl.layout.nodes()));
+  // Levels (nccl::tree_steps): with H the deepest rank, a rank at depth d reduces up at H - d
+  // (its children sent one level below) and receives and forwards down at H + d.
+  const std::uint32_t top = pl.layout.max_per_node() - 1 + nccl::dtree_height(pl.layout.nodes());
   std::vector<std::uint32_t> sent_up(items);
   std::vector<std::uint32_t> value(items); // the operation that last wrote the chunk
   for (core::Rank r = 0; r < pl.p; ++r) {
     sink.begin(r);
     const std::array<Links, 2> links{links_of(pl.layout, r, 0), links_of(pl.layout, r, 1)};
-    for (std::size_t x = 0; x < items + lag; ++x) {
-      if (x < items) {
-        const Item& it = pl.items[x];
-        const Links& l = links[it.channel % 2];
-        const core::Range range = detail::data_range(it.offset, it.length);
+    const std::array<std::uint32_t, 2> depth{depth_of(pl.layout, r, 0), depth_of(pl.layout, r, 1)};
+    const auto steps = nccl::tree_steps(items, pl.channels, [&](std::size_t x) {
+      const std::uint32_t d = depth[pl.items[x].channel % 2];
+      return std::array<std::uint32_t, 2>{top - d, top + d};
+    });
+    for (const nccl::TreeStep& st : steps) {
+      const std::uint32_t x = st.item;
+      const Item& it = pl.items[x];
+      const Links& l = links[it.channel % 2];
+      const core::Range range = detail::data_range(it.offset, it.length);
+      if (st.part == 0) { // up
         std::uint32_t w = kNone;
         for (std::uint32_t k = 0; k < l.child_count; ++k) {
           w = sink.recv_reduce(l.children[k], range, nccl::dep(w));
         }
         value[x] = w;
         sent_up[x] = l.parent == kNone ? kNone : sink.send(l.parent, range, nccl::dep(w));
-      }
-      if (x >= lag) {
-        const std::size_t y = x - lag;
-        const Item& it = pl.items[y];
-        const Links& l = links[it.channel % 2];
-        const core::Range range = detail::data_range(it.offset, it.length);
-        std::uint32_t src = value[y];
+      } else { // down
         if (l.parent != kNone) {
-          src = sink.recv(l.parent, range, nccl::dep(sent_up[y]));
+          value[x] = sink.recv(l.parent, range, nccl::dep(sent_up[x]));
         }
         for (std::uint32_t k = 0; k < l.child_count; ++k) {
-          sink.send(l.children[k], range, nccl::dep(src));
+          sink.send(l.children[k], range, nccl::dep(value[x]));
         }
       }
     }

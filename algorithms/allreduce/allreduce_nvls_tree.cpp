@@ -24,8 +24,8 @@
 //                has it); send it to its tree children's heads and, when m > 1, to the switch;
 //   switch:      (m > 1) recv the result from the head, send it to every other GPU (multicast);
 //   other GPUs:  recv the result from the switch.
-// A participant issues the down part of a chunk after the up part of the chunk
-// nccl::tree_lag(2 + tree height) later (NCCL's warps run both at once; the IR issues in order).
+// A participant's parts of the chunks are ordered by level (nccl::tree_steps; levels in emit()):
+// NCCL's warps run up and down at once, each bounded by its FIFO; the IR issues in order.
 //
 // Dependencies: a receive that overwrites a chunk waits for the send that read it; reductions are
 // chained; sends wait for the operation that produced their data.
@@ -56,6 +56,7 @@ struct Item {
 
 struct Plan {
   std::uint32_t p = 1;
+  std::uint32_t channels = 1;
   detail::NodeLayout layout;
   std::vector<Item> items;
 };
@@ -64,6 +65,7 @@ Plan make_plan(const Request& req) {
   Plan pl;
   pl.p = req.ranks;
   const std::uint32_t channels = nccl::channels_of(req);
+  pl.channels = channels;
   pl.layout = detail::node_layout(req);
   nccl::ChunkContext ctx;
   ctx.collective = core::CollectiveKind::allreduce;
@@ -90,15 +92,33 @@ Plan make_plan(const Request& req) {
   return pl;
 }
 
+/// Hops from node v up to the root of tree t.
+std::uint32_t node_depth(std::uint32_t nodes, std::uint32_t v, std::uint32_t t) {
+  std::uint32_t hops = 0;
+  for (; nccl::dtree(nodes, v, t).parent != kNone; v = nccl::dtree(nodes, v, t).parent) {
+    ++hops;
+  }
+  return hops;
+}
+
 void emit(const Plan& pl, nccl::Sink& sink) {
   const detail::NodeLayout& lay = pl.layout;
   const std::uint32_t nodes = lay.nodes();
   const std::size_t items = pl.items.size();
-  const std::size_t lag = nccl::tree_lag(2 + nccl::dtree_height(nodes));
   const auto head = [&](std::size_t x, std::uint32_t v) {
     const auto& m = lay.members[v];
     return m[x % m.size()];
   };
+  // Levels (nccl::tree_steps), with H the deepest node and d node v's depth in the chunk's tree:
+  // every GPU sends to the switch at H - d, the switch reduces at H - d + 1, the head reduces its
+  // tree children and sends up at H - d + 2; down, the head at H + d + 2, the switch's multicast
+  // at H + d + 3, the other GPUs receive at H + d + 4.
+  const std::uint32_t top = nccl::dtree_height(nodes);
+  std::vector<std::array<std::uint32_t, 2>> depth(nodes);
+  for (std::uint32_t v = 0; v < nodes; ++v) {
+    depth[v] = {node_depth(nodes, v, 0), node_depth(nodes, v, 1)};
+  }
+  const auto tree_of = [&](std::size_t x) { return pl.items[x].channel % 2; };
   std::vector<std::uint32_t> sent(items);
   std::vector<std::uint32_t> value(items);
   for (core::Rank r = 0; r < pl.p; ++r) {
@@ -107,72 +127,72 @@ void emit(const Plan& pl, nccl::Sink& sink) {
     const core::Rank sw = pl.p + v;
     const bool alone = lay.members[v].size() == 1;
     const std::array<nccl::TreeLinks, 2> trees{nccl::dtree(nodes, v, 0), nccl::dtree(nodes, v, 1)};
-    for (std::size_t x = 0; x < items + lag; ++x) {
-      if (x < items) {
-        const Item& it = pl.items[x];
-        const core::Range range = detail::data_range(it.offset, it.length);
+    // Parts: 0 send to the switch; a head: 1 reduce and send up, 2 down; another GPU: 1 down.
+    const auto steps = nccl::tree_steps(items, pl.channels, [&](std::size_t x) {
+      const std::uint32_t d = depth[v][tree_of(x)];
+      return head(x, v) == r ? std::vector<std::uint32_t>{top - d, top - d + 2, top + d + 2}
+                             : std::vector<std::uint32_t>{top - d, top + d + 4};
+    });
+    for (const nccl::TreeStep& st : steps) {
+      const std::uint32_t x = st.item;
+      const Item& it = pl.items[x];
+      const core::Range range = detail::data_range(it.offset, it.length);
+      const nccl::TreeLinks& t = trees[tree_of(x)];
+      const bool is_head = head(x, v) == r;
+      if (st.part == 0) {
         sent[x] = sink.send(sw, range);
-        if (head(x, v) == r) {
-          const nccl::TreeLinks& t = trees[it.channel % 2];
-          std::uint32_t w = sink.recv(sw, range, nccl::dep(sent[x]));
-          for (const std::uint32_t u : {t.child0, t.child1}) {
-            if (u != kNone) {
-              w = sink.recv_reduce(head(x, u), range, nccl::dep(w));
-            }
-          }
-          value[x] = w;
-          if (t.parent != kNone) {
-            sent[x] = sink.send(head(x, t.parent), range, nccl::dep(w));
+      } else if (is_head && st.part == 1) {
+        std::uint32_t w = sink.recv(sw, range, nccl::dep(sent[x]));
+        for (const std::uint32_t u : {t.child0, t.child1}) {
+          if (u != kNone) {
+            w = sink.recv_reduce(head(x, u), range, nccl::dep(w));
           }
         }
-      }
-      if (x >= lag) {
-        const std::size_t y = x - lag;
-        const Item& it = pl.items[y];
-        const core::Range range = detail::data_range(it.offset, it.length);
-        if (head(y, v) == r) {
-          const nccl::TreeLinks& t = trees[it.channel % 2];
-          std::uint32_t src = value[y];
-          if (t.parent != kNone) {
-            src = sink.recv(head(y, t.parent), range, nccl::dep(sent[y]));
-          }
-          for (const std::uint32_t u : {t.child0, t.child1}) {
-            if (u != kNone) {
-              sink.send(head(y, u), range, nccl::dep(src));
-            }
-          }
-          if (!alone) {
-            sink.send(sw, range, nccl::dep(src));
-          }
-        } else {
-          sink.recv(sw, range, nccl::dep(sent[y]));
+        value[x] = w;
+        if (t.parent != kNone) {
+          sent[x] = sink.send(head(x, t.parent), range, nccl::dep(w));
         }
+      } else if (is_head) {
+        if (t.parent != kNone) {
+          value[x] = sink.recv(head(x, t.parent), range, nccl::dep(sent[x]));
+        }
+        for (const std::uint32_t u : {t.child0, t.child1}) {
+          if (u != kNone) {
+            sink.send(head(x, u), range, nccl::dep(value[x]));
+          }
+        }
+        if (!alone) {
+          sink.send(sw, range, nccl::dep(value[x]));
+        }
+      } else {
+        sink.recv(sw, range, nccl::dep(sent[x]));
       }
     }
     if (sink.over_limit()) {
       return;
     }
   }
-  // The switches: reduce and multicast.
+  // The switches: reduce (part 0) and multicast (part 1).
   for (std::uint32_t v = 0; v < nodes; ++v) {
     sink.begin(pl.p + v);
     const auto& members = lay.members[v];
-    for (std::size_t x = 0; x < items + lag; ++x) {
-      if (x < items) {
-        const Item& it = pl.items[x];
-        const core::Range range = detail::data_range(it.offset, it.length);
+    const auto steps = nccl::tree_steps(items, pl.channels, [&](std::size_t x) {
+      const std::uint32_t d = depth[v][tree_of(x)];
+      return std::array<std::uint32_t, 2>{top - d + 1, top + d + 3};
+    });
+    for (const nccl::TreeStep& st : steps) {
+      const std::uint32_t x = st.item;
+      const Item& it = pl.items[x];
+      const core::Range range = detail::data_range(it.offset, it.length);
+      const core::Rank h = head(x, v);
+      if (st.part == 0) {
         std::uint32_t w = sink.recv(members[0], range);
         for (std::size_t j = 1; j < members.size(); ++j) {
           w = sink.recv_reduce(members[j], range, nccl::dep(w));
         }
-        sent[x] = sink.send(head(x, v), range, nccl::dep(w));
-      }
-      if (x >= lag && members.size() > 1) {
-        const std::size_t y = x - lag;
-        const Item& it = pl.items[y];
-        const core::Range range = detail::data_range(it.offset, it.length);
-        const core::Rank h = head(y, v);
-        const std::uint32_t got = sink.recv(h, range, nccl::dep(sent[y]));
+        sent[x] = sink.send(h, range, nccl::dep(w));
+      } else if (members.size() > 1) {
+        const std::uint32_t got = sink.recv(h, range, nccl::dep(sent[x]));
         for (const core::Rank g : members) {
           if (g != h) {
             sink.send(g, range, nccl::dep(got));

@@ -6,7 +6,8 @@
 // src/enqueue.cc (BROADCAST_CHUNKSTEPS = 1: Simple 512 KiB, LL 32 KiB, LL128 576,000 B), wire model
 // from src/graph/tuning.cc (section 3.1).
 //
-// Schedule. Ring order: node 0's ranks, node 1's, ... (nccl::ring_order); the chain starts at the
+// Schedule. Ring order per channel: node 0's ranks, node 1's, ..., each node entered at a
+// different local rank per channel (nccl::ring_order); the chain starts at the
 // root and follows the ring, so it ends at the root's ring predecessor. Channel c owns slice c of
 // the buffer (block_range(n, channels, c)), cut into chunks; for each chunk the root sends it to
 // its ring successor, every middle rank receives it and sends it on, the last rank receives it.
@@ -29,10 +30,9 @@ constexpr const char* kName = "nccl_ring";
 
 struct Plan {
   std::uint32_t p = 1;
-  std::vector<core::Rank> ring;
-  std::vector<std::uint32_t> pos;
-  std::uint32_t root_pos = 0;
-  std::vector<core::Range> items; // chunks of all channels, interleaved
+  core::Rank root = 0;
+  std::vector<nccl::Ring> rings;                            // per channel
+  std::vector<std::pair<std::uint32_t, core::Range>> items; // (channel, chunk), interleaved
 };
 
 Plan make_plan(const Request& req) {
@@ -47,12 +47,8 @@ Plan make_plan(const Request& req) {
   ctx.ranks = pl.p;
   ctx.nodes = layout.nodes();
   const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
-  pl.ring = nccl::ring_order(layout);
-  pl.pos.resize(pl.p);
-  for (std::uint32_t i = 0; i < pl.p; ++i) {
-    pl.pos[pl.ring[i]] = i;
-  }
-  pl.root_pos = pl.pos[req.root];
+  pl.rings = nccl::rings(layout, channels);
+  pl.root = req.root;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
   std::uint64_t most = 0;
   for (std::uint32_t c = 0; c < channels; ++c) {
@@ -63,7 +59,8 @@ Plan make_plan(const Request& req) {
     for (std::uint32_t c = 0; c < channels; ++c) {
       const auto [lo, len] = slices[c];
       if (k * chunk < len) {
-        pl.items.push_back(detail::data_range(lo + k * chunk, std::min(chunk, len - k * chunk)));
+        pl.items.emplace_back(c,
+                              detail::data_range(lo + k * chunk, std::min(chunk, len - k * chunk)));
       }
     }
   }
@@ -77,11 +74,13 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
   for (core::Rank r = 0; r < p; ++r) {
     sink.begin(r);
-    const std::uint32_t i = pl.pos[r];
-    const std::uint32_t d = (i + p - pl.root_pos) % p; // distance from the root along the chain
-    const core::Rank next = pl.ring[(i + 1) % p];
-    const core::Rank prev = pl.ring[(i + p - 1) % p];
-    for (const core::Range& range : pl.items) {
+    for (const auto& [c, range] : pl.items) {
+      const nccl::Ring& ring = pl.rings[c];
+      const std::uint32_t i = ring.pos[r];
+      const std::uint32_t d =
+          (i + p - ring.pos[pl.root]) % p; // distance from the root along the chain
+      const core::Rank next = ring.next(r);
+      const core::Rank prev = ring.prev(r);
       if (d == 0) {
         sink.send(next, range);
         continue;

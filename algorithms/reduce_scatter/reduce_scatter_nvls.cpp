@@ -26,6 +26,7 @@
 // with the switch reducing as fast as data arrives: 2a + (n + n/p) b.
 
 #include "in_network_support.hpp"
+#include "nccl_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
 namespace collsim::algorithms {
@@ -94,6 +95,8 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
 core::Schedule generate(const Request& req) {
   const auto f = detail::innet::fabric_of(req);
   core::ScheduleHeader h = make_header(req, 0, kName);
+  // NCCL runs NVLS with the Simple protocol only (full payload, tuning.cc latencies).
+  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
   if (req.ranks > 1) {
     h.agents = f.node_switch;
     if (f.layout.nodes() > 1) {

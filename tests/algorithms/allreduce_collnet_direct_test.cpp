@@ -25,6 +25,11 @@ TEST_CASE("collnet_direct scatters to one head per NIC and reduces shards in the
   const core::Schedule s = direct(&t, 8, n);
   REQUIRE(s.header().agents == std::vector<std::string>{"network"});
   REQUIRE(s.participants() == 9);
+  // Simple only; per intra-node message NCCL's intraLat (3.7 us), and its interLat (31 us) shared
+  // by the two messages of the round trip through the network switch.
+  CHECK(s.header().protocol.name == "Simple");
+  CHECK(s.header().protocol.message_latency.value == Approx(3.7e-6));
+  CHECK(s.header().protocol.inter_node_latency.value == Approx(15.5e-6));
   const auto tr = testing::participant_traffic(s);
   for (const core::Rank r : {1U, 3U, 5U, 7U}) {
     CAPTURE(r);

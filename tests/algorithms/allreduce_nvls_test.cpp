@@ -22,6 +22,13 @@ TEST_CASE("nvls allreduce: every rank sends n to its NVSwitch and receives n bac
   const std::uint64_t n = 800;
   const core::Schedule s = nvls(&t, 8, n);
   REQUIRE(s.header().agents == std::vector<std::string>{"node0/switch", "node1/switch", "network"});
+  // NCCL runs NVLS with Simple; its model charges one intraLat (25 us) and one interLat (18 us)
+  // per operation, here two messages each (to the switch and back): half per message.
+  CHECK(s.header().protocol.name == "Simple");
+  CHECK(s.header().protocol.efficiency == 1.0);
+  CHECK(s.header().protocol.launch.value == 0.0);
+  CHECK(s.header().protocol.message_latency.value == Approx(12.5e-6));
+  CHECK(s.header().protocol.inter_node_latency.value == Approx(9e-6));
   const auto tr = testing::participant_traffic(s);
   for (core::Rank r = 0; r < 8; ++r) {
     CAPTURE(r);

@@ -52,29 +52,35 @@ TEST_CASE("nvls_tree allreduce: node switches reduce and multicast, heads join t
   REQUIRE(s.header().agents == std::vector<std::string>{"node0/switch", "node1/switch"});
   CHECK(s.participants() == 10);
   CHECK(s.header().protocol.name == "Simple");
-  CHECK(s.header().protocol.message_latency.value == Approx(25e-6));
+  // NCCL charges NVLSTree one 25 us intraLat for its four intra-node messages: 6.25 us each.
+  CHECK(s.header().protocol.message_latency.value == Approx(25e-6 / 4));
   CHECK(s.header().protocol.inter_node_latency.value == Approx(20.9e-6));
   CHECK(s.header().protocol.launch.value == 0.0);
-  // Rank 1: chunk 0 to its switch; chunk 1 to its switch, the node sum back, up to rank 5 (head
-  // of node 1, the root of tree 1); then chunk 0's result from the switch, chunk 1's from rank 5,
-  // which it hands to the switch to multicast.
+  // Parts are ordered by level (nccl::tree_steps, a level being 2 x 8 x 2 = 32 chunk positions).
+  // Rank 1 (node 0 is 1 deep in tree 1, 0 deep in tree 0): chunk 1 to its switch (position 1),
+  // chunk 0 to its switch (32), chunk 1's node sum back and up to rank 5, the head of node 1 and
+  // root of tree 1 (65), chunk 1's result from rank 5, handed to the switch to multicast (129),
+  // chunk 0's result from the switch (160).
   const Peers r1 = peers(s, 1);
   CHECK(r1.sends == std::vector<core::Rank>{8, 8, 5, 8});
-  CHECK(r1.recvs == std::vector<core::Rank>{8, 8, 5});
-  // Rank 4 heads chunk 0 in node 1 (a child of node 0 in tree 0).
+  CHECK(r1.recvs == std::vector<core::Rank>{8, 5, 8});
+  // Rank 4 heads chunk 0 in node 1 (a child of node 0 in tree 0): chunk 0 and chunk 1 to its
+  // switch (0, 33), chunk 0's node sum up to rank 0 (64), its result from rank 0 to the switch
+  // (128), chunk 1's result from the switch (161).
   const Peers r4 = peers(s, 4);
-  CHECK(r4.sends == std::vector<core::Rank>{9, 0, 9, 9});
+  CHECK(r4.sends == std::vector<core::Rank>{9, 9, 0, 9});
   CHECK(r4.recvs == std::vector<core::Rank>{9, 0, 9});
   // Rank 5 heads chunk 1 in node 1, the root of tree 1: it reduces rank 1's node sum.
   const Peers r5 = peers(s, 5);
   CHECK(r5.sends == std::vector<core::Rank>{9, 9, 1, 9});
   CHECK(r5.reduced == 4);
   // Switch of node 0: 4 receives per chunk (3 reduced), the sum to the head, the result from the
-  // head, 3 multicast sends.
+  // head, 3 multicast sends; chunk 1's up part (33) before chunk 0's (64), chunk 0's down part
+  // (128) before chunk 1's (161).
   const Peers sw0 = peers(s, 8);
   CHECK(sw0.recvs == std::vector<core::Rank>{0, 1, 2, 3, 0, 1, 2, 3, 0, 1});
   CHECK(sw0.reduced == 2 * 3 * 4);
-  CHECK(sw0.sends == std::vector<core::Rank>{0, 1, 1, 2, 3, 0, 2, 3});
+  CHECK(sw0.sends == std::vector<core::Rank>{1, 0, 1, 2, 3, 0, 2, 3});
 }
 
 TEST_CASE("nvls_tree allreduce refuses without reducing node switches, on one node, and with LL",

@@ -338,7 +338,7 @@ private:
         rs.send_free = start + ep.gap.value;
         done(id, r, start, inject + duration);
         const OpId recv = ops_[id].partner();
-        queue_.push(Arrival{inject + rc.latency.value + message_latency(r, peer), recv, peer});
+        queue_.push(Arrival{inject + latency(rc, r, peer), recv, peer});
         // The arrival is handled after the other ranks' events of this wave: load what it will
         // touch now, so those loads overlap instead of each stalling on memory.
         __builtin_prefetch(ops_.data() + recv);
@@ -398,13 +398,17 @@ private:
     }
     return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / protocol_.efficiency));
   }
-  /// The protocol's latency per message, on top of the route's.
-  [[nodiscard]] double message_latency(Rank from, Rank to) const {
+  /// A message's latency: the route's, or with a protocol, the protocol's per-message latency
+  /// where that is larger. NCCL's hwLatencies are whole per-step latencies measured over a link
+  /// class (algorithms.md 3.1), so they replace the route's latency rather than add to it; the
+  /// route still bounds it from below (a slower fabric than NCCL's tables assume).
+  [[nodiscard]] double latency(const core::RouteCost& rc, Rank from, Rank to) const {
     if (plain_) {
-      return 0.0;
+      return rc.latency.value;
     }
-    return routes_.same_node(from, to) ? protocol_.message_latency.value
-                                       : protocol_.inter_node_latency.value;
+    const double proto = routes_.same_node(from, to) ? protocol_.message_latency.value
+                                                     : protocol_.inter_node_latency.value;
+    return std::max(rc.latency.value, proto);
   }
 
   const core::Schedule& s_;
