@@ -1,6 +1,7 @@
 #include "generator_support.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <map>
 
@@ -75,6 +76,102 @@ std::string network_reducing_switch(const Request& req) {
     }
   }
   return {};
+}
+
+OpCounts linear_rooted_counts(std::uint32_t p) {
+  if (p < 2) {
+    return {};
+  }
+  const std::uint64_t pp = p;
+  return {2 * (pp - 1), pp - 2};
+}
+
+core::Schedule linear_rooted(const Request& req, const char* name, bool to_root) {
+  const std::uint32_t p = req.ranks;
+  const std::uint64_t n = req.bytes.value;
+  const core::Rank root = req.root;
+  core::Schedule s(make_header(req, 0, name));
+  const OpCounts counts = linear_rooted_counts(p);
+  s.reserve(counts.ops, counts.deps);
+  if (p < 2) {
+    s.finish();
+    return s;
+  }
+  const auto block = [&](core::Rank q) {
+    const auto [offset, len] = core::block_range(n, p, q);
+    return data_range(offset, len);
+  };
+  std::array<std::uint32_t, 1> dep{};
+  for (core::Rank r = 0; r < p; ++r) {
+    s.begin_rank(r);
+    if (r != root) {
+      add_op(s, to_root ? core::OpKind::send : core::OpKind::recv, root, block(r), {});
+      continue;
+    }
+    bool first = true;
+    for (core::Rank q = 0; q < p; ++q) {
+      if (q != root) {
+        dep[0] = add_op(s, to_root ? core::OpKind::recv : core::OpKind::send, q, block(q),
+                        std::span(dep.data(), first ? 0 : 1));
+        first = false;
+      }
+    }
+  }
+  s.finish();
+  return s;
+}
+
+OpCounts block_ring_counts(std::uint32_t p) {
+  if (p < 2) {
+    return {};
+  }
+  const std::uint64_t pp = p;
+  return {2 * pp * (pp - 1), pp * (pp - 2)};
+}
+
+core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how) {
+  const std::uint32_t p = req.ranks;
+  const std::uint64_t n = req.bytes.value;
+  core::Schedule s(make_header(req, 0, name));
+  const OpCounts counts = block_ring_counts(p);
+  s.reserve(counts.ops, counts.deps);
+  if (p < 2) {
+    s.finish();
+    return s;
+  }
+  const auto block = [&](std::uint32_t b) {
+    const auto [offset, length] = core::block_range(n, p, b);
+    return data_range(offset, length);
+  };
+  const auto before = [p](std::uint32_t b) { return b == 0 ? p - 1 : b - 1; };
+  std::array<std::uint32_t, 1> dep{};
+  for (core::Rank r = 0; r < p; ++r) {
+    s.begin_rank(r);
+    const core::Rank next = r + 1 == p ? 0 : r + 1;
+    const core::Rank prev = before(r);
+    std::uint32_t send_block = how == Arrive::store ? r : prev;
+    for (std::uint32_t step = 0; step + 1 < p; ++step) {
+      const std::uint32_t recv_block = before(send_block);
+      // Send at local 2s, receive at 2s + 1: step s forwards what step s-1 received (or combined).
+      dep[0] = step == 0 ? 0 : 2 * step - 1;
+      add_op(s, core::OpKind::send, next, block(send_block),
+             std::span(dep.data(), step == 0 ? 0 : 1));
+      add_op(s, receive_kind(how), prev, block(recv_block), {});
+      send_block = recv_block;
+    }
+  }
+  s.finish();
+  return s;
+}
+
+std::optional<CostTerms> block_ring_cost(const Request& req, Arrive how) {
+  const std::uint64_t p = req.ranks;
+  const std::uint64_t n = req.bytes.value;
+  if (p == 0 || n % p != 0) {
+    return std::nullopt;
+  }
+  const auto moved = static_cast<double>((p - 1) * (n / p)); // (p-1)/p n, exact: p divides n
+  return CostTerms{static_cast<double>(p - 1), moved, how == Arrive::combine ? moved : 0.0};
 }
 
 } // namespace collsim::algorithms::detail

@@ -41,6 +41,34 @@ constexpr core::Range tmp_range(std::uint64_t offset, std::uint64_t length) {
   return core::Range{core::Buffer::tmp, offset, length};
 }
 
+/// The receiving side of a mirrored pair of collectives, whose schedules share one message pattern:
+/// the gathering side (allgather, bcast, gather, scatter) stores what arrives, the reducing side
+/// (reduce-scatter, reduce) combines it into its own contribution.
+enum class Arrive : std::uint8_t { store, combine };
+constexpr core::OpKind receive_kind(Arrive a) {
+  return a == Arrive::store ? core::OpKind::recv : core::OpKind::recv_reduce;
+}
+
+/// The linear rooted exchange shared by linear gather (to_root: every rank sends its block to the
+/// root, which receives them in rank order) and linear scatter (the root sends every rank its
+/// block in rank order, the others receive it), algorithms.md GA1 and SC1. Each of the root's
+/// operations waits for the one before it: Open MPI's loop of blocking MPI_Recv / MPI_Send.
+core::Schedule linear_rooted(const Request& req, const char* name, bool to_root);
+OpCounts linear_rooted_counts(std::uint32_t p);
+
+/// The ring pass over p blocks shared by ring allgather (store) and ring reduce-scatter (combine),
+/// algorithms.md AG4 and RS3. Rank r, blocks taken mod p, step s = 0..p-2: send block r-s
+/// (combine: r-s-1) to r+1, receive block r-s-1 (combine: recv_reduce block r-s-2) from r-1,
+/// straight into `data`; a send forwards what the previous step received, so it waits for it.
+/// Zero-length blocks (fewer bytes than ranks) keep their messages, so the alpha term does not
+/// depend on n. With combine, the partial sum of block b starts at rank b+1 and is complete at b.
+core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how);
+/// Its exact operation and dependency counts.
+OpCounts block_ring_counts(std::uint32_t p);
+/// (p-1)a + (p-1)/p n b (+ (p-1)/p n g when combining), exact when p divides n; otherwise a step
+/// is paced by the largest block in flight and there is no closed form.
+std::optional<CostTerms> block_ring_cost(const Request& req, Arrive how);
+
 /// Appends one operation to the current rank with a dependency list computed at run time
 /// (`deps` may be empty); returns its local index.
 inline std::uint32_t add_op(core::Schedule& s, core::OpKind kind, core::Rank peer,

@@ -12,6 +12,7 @@
 
 #include "collsim/algorithms/registry.hpp"
 #include "generator_support.hpp"
+#include "nccl_support.hpp"
 
 #include <cstdint>
 #include <span>
@@ -122,6 +123,50 @@ std::string local_ranks_refusal(const Fabric& f, std::uint32_t most, std::string
 
 /// The value of parameter `name` (the registry fills in defaults), or `fallback`.
 std::int64_t param_or(const Request& req, const std::string& name, std::int64_t fallback);
+
+/// NCCL_MAX_NVLS_ARITY: NCCL skips NVLS for collectives other than allreduce when a node holds
+/// more ranks (algorithms.md section 2.4).
+inline constexpr std::uint32_t kMaxNvlsArity = 32;
+
+/// The frame shared by the NVLS algorithms (allreduce, allgather, reduce-scatter "nvls"): the
+/// header (NCCL's NVLS protocol, Simple only; the node switches, and across nodes the network
+/// switch, as agents) around `emit(req, fabric, emitter)`.
+template <class Emit>
+core::Schedule nvls_generate(const Request& req, const char* name, Emit&& emit) {
+  const Fabric f = fabric_of(req);
+  core::ScheduleHeader h = make_header(req, 0, name);
+  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
+  if (req.ranks > 1) {
+    h.agents = f.node_switch;
+    if (f.layout.nodes() > 1) {
+      h.agents.push_back(f.network_switch);
+    }
+  }
+  return build(std::move(h), [&](Emitter& e) { emit(req, f, e); });
+}
+/// Why an NVLS algorithm cannot run (no reducing node switch; more than kMaxNvlsArity ranks on a
+/// node when `arity_limit`; several nodes without a reducing network switch; the size limit), or
+/// "".
+template <class Emit>
+std::string nvls_refusal(const Request& req, const char* name, bool arity_limit, Emit&& emit) {
+  if (req.ranks < 2) {
+    return {};
+  }
+  const Fabric f = fabric_of(req);
+  std::string why = node_switch_refusal(f, name);
+  if (why.empty() && arity_limit) {
+    why = local_ranks_refusal(f, kMaxNvlsArity, name, "NCCL_MAX_NVLS_ARITY");
+  }
+  if (why.empty()) {
+    why = network_switch_refusal(f, name);
+  }
+  if (!why.empty()) {
+    return why;
+  }
+  Emitter counter;
+  emit(req, f, counter);
+  return size_limit_refusal(counter.counts());
+}
 
 /// The `index`-th of `parts` near-equal pieces of the data buffer [0, total).
 inline core::Range piece(std::uint64_t total, std::uint64_t parts, std::uint64_t index) {

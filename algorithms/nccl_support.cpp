@@ -242,6 +242,62 @@ std::uint64_t block_chunks(std::uint64_t n, std::uint32_t p, std::uint32_t chann
   return chunk_count(channel_slice(longest, channels, channel).second, chunk);
 }
 
+ChunkContext chunk_context(const Request& req, const detail::NodeLayout& layout) {
+  ChunkContext ctx;
+  ctx.collective = req.collective;
+  ctx.bytes = req.bytes.value;
+  ctx.channels = channels_of(req);
+  ctx.ranks = req.ranks;
+  ctx.nodes = layout.nodes();
+  return ctx;
+}
+
+std::vector<ChannelChunk> interleaved_chunks(std::uint64_t bytes, std::uint32_t channels,
+                                             std::uint64_t chunk) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
+  std::uint64_t most = 0;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    slices.push_back(channel_slice(bytes, channels, c));
+    most = std::max(most, chunk_count(slices.back().second, chunk));
+  }
+  std::vector<ChannelChunk> out;
+  for (std::uint64_t k = 0; k < most; ++k) {
+    for (std::uint32_t c = 0; c < channels; ++c) {
+      const auto [lo, len] = slices[c];
+      if (k * chunk < len) {
+        out.push_back({c, lo + k * chunk, std::min(chunk, len - k * chunk)});
+      }
+    }
+  }
+  return out;
+}
+
+std::uint64_t BlockChunking::most() const {
+  return chunks.empty() ? 0 : *std::max_element(chunks.begin(), chunks.end());
+}
+
+BlockChunking block_chunking(const Request& req, Algo a, const detail::NodeLayout& layout) {
+  BlockChunking out;
+  out.p = req.ranks;
+  out.n = req.bytes.value;
+  out.channels = channels_of(req);
+  out.chunk = chunk_bytes(a, protocol_of(req), chunk_context(req, layout));
+  for (std::uint32_t c = 0; c < out.channels; ++c) {
+    out.chunks.push_back(block_chunks(out.n, out.p, out.channels, c, out.chunk));
+  }
+  return out;
+}
+
+std::string pat_refusal(const Request& req) {
+  if (protocol_of(req) != Proto::simple) {
+    return "NCCL runs PAT with the Simple protocol only";
+  }
+  if (detail::node_layout(req).max_per_node() > 1) {
+    return "NCCL enables PAT only with one rank per node";
+  }
+  return {};
+}
+
 std::vector<core::Rank> ring_order(const detail::NodeLayout& layout, std::uint32_t channel) {
   std::vector<core::Rank> out;
   out.reserve(layout.node.size());

@@ -209,6 +209,11 @@ public:
                             std::span<const std::uint32_t> deps = {}) {
     return add(core::OpKind::recv_reduce, peer, r, deps);
   }
+  /// recv or recv_reduce, as the side of a mirrored pair wants.
+  std::uint32_t receive(detail::Arrive how, core::Rank peer, core::Range r,
+                        std::span<const std::uint32_t> deps = {}) {
+    return add(detail::receive_kind(how), peer, r, deps);
+  }
   [[nodiscard]] const detail::OpCounts& counts() const { return counts_; }
   /// True once more operations were counted than a schedule holds (counting may stop early).
   [[nodiscard]] bool over_limit() const { return counts_.ops > core::Schedule::kMaxOps; }
@@ -218,6 +223,89 @@ private:
   detail::OpCounts counts_;
   std::uint32_t next_ = 0;
 };
+
+/// Emits a schedule through a counting Sink first (for Schedule::reserve), then for real, under a
+/// header carrying NCCL's protocol for (algo, the request's protocol). `emit(plan, sink)` is the
+/// generator's one description of its operations.
+/// `header(h)` may add to the header (agents, for example).
+template <class Plan, class Emit, class Header = void (*)(core::ScheduleHeader&)>
+core::Schedule build(const Request& req, const char* name, Algo algo, const Plan& pl, Emit emit,
+                     Header header = [](core::ScheduleHeader&) {}) {
+  core::ScheduleHeader h = make_header(req, 0, name);
+  h.protocol = make_protocol(algo, protocol_of(req), req);
+  header(h);
+  core::Schedule s(std::move(h));
+  Sink counter;
+  emit(pl, counter);
+  s.reserve(counter.counts().ops, counter.counts().deps);
+  Sink sink(s);
+  emit(pl, sink);
+  s.finish();
+  return s;
+}
+/// "" or why the schedule `emit(plan, ...)` describes would exceed the IR's size limit.
+template <class Plan, class Emit> std::string size_refusal(const Plan& pl, Emit emit) {
+  Sink counter;
+  emit(pl, counter);
+  return detail::size_limit_refusal(counter.counts());
+}
+
+/// One chunk of one channel's slice of the buffer.
+struct ChannelChunk {
+  std::uint32_t channel;
+  std::uint64_t offset;
+  std::uint64_t length;
+  [[nodiscard]] core::Range range() const { return detail::data_range(offset, length); }
+};
+/// Channel c's slice of [0, bytes) (channel_slice) cut into chunks of `chunk` bytes, the chunks of
+/// all channels interleaved: chunk 0 of every channel, then chunk 1, ... (NCCL's channels run
+/// concurrently; the IR issues in order).
+std::vector<ChannelChunk> interleaved_chunks(std::uint64_t bytes, std::uint32_t channels,
+                                             std::uint64_t chunk);
+
+/// chunk_bytes' context for a request on `layout`: its collective, size, channels, ranks, nodes.
+ChunkContext chunk_context(const Request& req, const detail::NodeLayout& layout);
+
+/// The chunking of a block-wise collective (allgather, reduce-scatter): channel c handles its slice
+/// of every block in chunks[c] chunks of `chunk` bytes (block_chunk gives each range).
+struct BlockChunking {
+  std::uint32_t p = 1;
+  std::uint64_t n = 0;
+  std::uint32_t channels = 1;
+  std::uint64_t chunk = 1;
+  std::vector<std::uint64_t> chunks;
+  [[nodiscard]] std::uint64_t most() const;
+  [[nodiscard]] core::Range range(std::uint32_t block, std::uint32_t channel,
+                                  std::uint64_t k) const {
+    return block_chunk(n, p, block, channels, channel, chunk, k);
+  }
+};
+BlockChunking block_chunking(const Request& req, Algo a, const detail::NodeLayout& layout);
+
+/// Why NCCL would not run PAT for the request, or "": PAT is Simple-only and enabled with one rank
+/// per node (algorithms.md AG15, section 2.4).
+std::string pat_refusal(const Request& req);
+
+/// NCCL's ring over blocks (ncclPatternRing, algorithms.md AG4/RS3), shared by allgather (store:
+/// step t passes on the chunk of block ring[i-t], starting with the rank's own) and reduce-scatter
+/// (combine: block ring[i-1-t], so that the last step's reduction completes the rank's own block):
+/// channel c handles its slice of every block in chunks of NCCL's chunk size, and for each chunk
+/// the rank at ring position i sends its first block to next; for t = 1..p-1 receives (or
+/// recv_reduces) the chunk from prev and sends it on unless t = p-1. Chunks and channels are
+/// interleaved step by step. The schedule carries NCCL's Ring protocol.
+core::Schedule block_ring(const Request& req, const char* name, detail::Arrive how);
+/// "" or why block_ring(req, ...) would exceed the IR's size limit.
+std::string block_ring_refusal(const Request& req, detail::Arrive how);
+
+/// NCCL's pipelined chain along the ring (ncclPatternPipelineFrom/To), shared by broadcast (store:
+/// the chain starts at the root and ends at the root's ring predecessor; each rank receives a chunk
+/// and sends it on) and reduce (combine: the chain starts at the root's ring successor and ends at
+/// the root; each rank recv_reduces the chunk into its own and sends the sum on). Channel c owns
+/// slice c of the buffer, cut into chunks; chunks of all channels are interleaved. (NCCL's reduce
+/// combines into the next rank's staging buffer and leaves non-root user buffers alone; here the
+/// partial sums land in the middle ranks' data, which MPI_Reduce allows.)
+core::Schedule ring_chain(const Request& req, const char* name, detail::Arrive how);
+std::string ring_chain_refusal(const Request& req, detail::Arrive how);
 
 /// A dependency list of at most one entry: `dep(kNone)` is empty.
 inline std::span<const std::uint32_t> dep(const std::uint32_t& d) {

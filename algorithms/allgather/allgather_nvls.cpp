@@ -26,7 +26,6 @@
 
 #include "allgather/allgather_algorithms.hpp"
 #include "in_network_support.hpp"
-#include "nccl_support.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -34,7 +33,6 @@ namespace {
 using detail::innet::Emitter;
 
 constexpr const char* kName = "nvls";
-constexpr std::uint32_t kMaxLocal = 32; // NCCL_MAX_NVLS_ARITY
 
 void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   const std::uint32_t p = req.ranks;
@@ -110,41 +108,6 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   }
 }
 
-core::Schedule generate(const Request& req) {
-  const auto f = detail::innet::fabric_of(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  // NCCL runs NVLS with the Simple protocol only (full payload, tuning.cc latencies).
-  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
-  if (req.ranks > 1) {
-    h.agents = f.node_switch;
-    if (f.layout.nodes() > 1) {
-      h.agents.push_back(f.network_switch);
-    }
-  }
-  return detail::innet::build(std::move(h), [&](Emitter& e) { emit(req, f, e); });
-}
-
-std::string check(const Request& req) {
-  if (req.ranks < 2) {
-    return {};
-  }
-  const auto f = detail::innet::fabric_of(req);
-  if (std::string why = detail::innet::node_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  if (std::string why =
-          detail::innet::local_ranks_refusal(f, kMaxLocal, kName, "NCCL_MAX_NVLS_ARITY");
-      !why.empty()) {
-    return why;
-  }
-  if (std::string why = detail::innet::network_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  Emitter counter;
-  emit(req, f, counter);
-  return detail::size_limit_refusal(counter.counts());
-}
-
 } // namespace
 
 AlgorithmInfo describe_allgather_nvls() {
@@ -159,8 +122,8 @@ AlgorithmInfo describe_allgather_nvls() {
                    "at most 32 ranks per node (NCCL_MAX_NVLS_ARITY)",
                    "ranks on more than one node also need a reducing network switch (NVLS + "
                    "CollNet, as NCCL requires)"};
-  a.check = check;
-  a.generate = generate;
+  a.check = [](const Request& req) { return detail::innet::nvls_refusal(req, kName, true, emit); };
+  a.generate = [](const Request& req) { return detail::innet::nvls_generate(req, kName, emit); };
   a.cost_formula = "not exact (in-network agents): each rank sends its block once and receives the "
                    "other p-1 (2a + (p-1)/p n b on one node)";
   return a;

@@ -39,30 +39,10 @@ namespace {
 using nccl::kNone;
 constexpr const char* kName = "pat";
 
-struct Plan {
-  std::uint32_t p = 1;
-  std::uint64_t n = 0;
-  std::uint32_t channels = 1;
-  std::uint64_t chunk = 1;
-  std::vector<std::uint64_t> chunks; // per channel
-};
+using Plan = nccl::BlockChunking;
 
 Plan make_plan(const Request& req) {
-  Plan pl;
-  pl.p = req.ranks;
-  pl.n = req.bytes.value;
-  pl.channels = nccl::channels_of(req);
-  nccl::ChunkContext ctx;
-  ctx.collective = core::CollectiveKind::allgather;
-  ctx.bytes = pl.n;
-  ctx.channels = pl.channels;
-  ctx.ranks = pl.p;
-  ctx.nodes = pl.p;
-  pl.chunk = nccl::chunk_bytes(nccl::Algo::pat, nccl::protocol_of(req), ctx);
-  for (std::uint32_t c = 0; c < pl.channels; ++c) {
-    pl.chunks.push_back(nccl::block_chunks(pl.n, pl.p, pl.channels, c, pl.chunk));
-  }
-  return pl;
+  return nccl::block_chunking(req, nccl::Algo::pat, detail::node_layout(req));
 }
 
 std::uint32_t lowbit(std::uint32_t s) {
@@ -74,7 +54,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   if (p < 2) {
     return;
   }
-  const std::uint64_t most = *std::max_element(pl.chunks.begin(), pl.chunks.end());
+  const std::uint64_t most = pl.most();
   // got[c * p + s]: the receive of step s (block r - s) in channel c's current chunk.
   std::vector<std::uint32_t> got(static_cast<std::size_t>(pl.channels) * p, kNone);
   for (core::Rank r = 0; r < p; ++r) {
@@ -87,9 +67,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
           if (k >= pl.chunks[c]) {
             continue;
           }
-          const auto block = [&](std::uint32_t back) {
-            return nccl::block_chunk(pl.n, p, (r + p - back) % p, pl.channels, c, pl.chunk, k);
-          };
+          const auto block = [&](std::uint32_t back) { return pl.range((r + p - back) % p, c, k); };
           std::uint32_t* g = got.data() + static_cast<std::size_t>(c) * p;
           g[s] = sink.recv((r + p - hop) % p, block(s));
           sink.send((r + hop) % p, block(before), nccl::dep(before == 0 ? kNone : g[before]));
@@ -102,33 +80,13 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
 }
 
-detail::OpCounts count(const Plan& pl) {
-  nccl::Sink sink;
-  emit(pl, sink);
-  return sink.counts();
-}
-
 std::string refusal(const Request& req) {
-  if (nccl::protocol_of(req) != nccl::Proto::simple) {
-    return "NCCL runs PAT with the Simple protocol only";
-  }
-  if (detail::node_layout(req).max_per_node() > 1) {
-    return "NCCL enables PAT only with one rank per node";
-  }
-  return detail::size_limit_refusal(count(make_plan(req)));
+  const std::string why = nccl::pat_refusal(req);
+  return why.empty() ? nccl::size_refusal(make_plan(req), emit) : why;
 }
 
 core::Schedule generate(const Request& req) {
-  const Plan pl = make_plan(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  h.protocol = nccl::make_protocol(nccl::Algo::pat, nccl::protocol_of(req), req);
-  core::Schedule s(std::move(h));
-  const detail::OpCounts counts = count(pl);
-  s.reserve(counts.ops, counts.deps);
-  nccl::Sink sink(s);
-  emit(pl, sink);
-  s.finish();
-  return s;
+  return nccl::build(req, kName, nccl::Algo::pat, make_plan(req), emit);
 }
 
 } // namespace

@@ -61,13 +61,8 @@ Plan make_plan(const Request& req) {
   pl.p = req.ranks;
   pl.channels = nccl::channels_of(req);
   const detail::NodeLayout layout = detail::node_layout(req);
-  nccl::ChunkContext ctx;
-  ctx.collective = core::CollectiveKind::allreduce;
-  ctx.bytes = req.bytes.value;
-  ctx.channels = pl.channels;
-  ctx.ranks = pl.p;
-  ctx.nodes = layout.nodes();
-  pl.chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
+  pl.chunk =
+      nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), nccl::chunk_context(req, layout));
   pl.rings = nccl::rings(layout, pl.channels);
   for (std::uint32_t c = 0; c < pl.channels; ++c) {
     const auto [lo, len] = nccl::channel_slice(req.bytes.value, pl.channels, c);
@@ -137,23 +132,8 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
 }
 
-detail::OpCounts count(const Request& req) {
-  nccl::Sink sink;
-  emit(make_plan(req), sink);
-  return sink.counts();
-}
-
 core::Schedule generate(const Request& req) {
-  const Plan pl = make_plan(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  h.protocol = nccl::make_protocol(nccl::Algo::ring, nccl::protocol_of(req), req);
-  core::Schedule s(std::move(h));
-  const detail::OpCounts counts = count(req);
-  s.reserve(counts.ops, counts.deps);
-  nccl::Sink sink(s);
-  emit(pl, sink);
-  s.finish();
-  return s;
+  return nccl::build(req, kName, nccl::Algo::ring, make_plan(req), emit);
 }
 
 } // namespace
@@ -169,7 +149,7 @@ AlgorithmInfo describe_allreduce_nccl_ring() {
   a.aliases = {"nccl:ring"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.constraints = {};
-  a.check = [](const Request& req) { return detail::size_limit_refusal(count(req)); };
+  a.check = [](const Request& req) { return nccl::size_refusal(make_plan(req), emit); };
   a.generate = generate;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: about 2(p-1)L a + 2(p-1)/p n b + (p-1)/p n g with L "

@@ -47,11 +47,7 @@ namespace {
 using nccl::kNone;
 constexpr const char* kName = "nccl_tree";
 
-struct Item {
-  std::uint32_t channel;
-  std::uint64_t offset;
-  std::uint64_t length;
-};
+using Item = nccl::ChannelChunk;
 
 struct Plan {
   std::uint32_t p = 1;
@@ -65,27 +61,9 @@ Plan make_plan(const Request& req) {
   pl.p = req.ranks;
   pl.channels = nccl::channels_of(req);
   pl.layout = detail::node_layout(req);
-  nccl::ChunkContext ctx;
-  ctx.collective = core::CollectiveKind::allreduce;
-  ctx.bytes = req.bytes.value;
-  ctx.channels = pl.channels;
-  ctx.ranks = pl.p;
-  ctx.nodes = pl.layout.nodes();
-  const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::tree, nccl::protocol_of(req), ctx);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
-  std::uint64_t most = 0;
-  for (std::uint32_t c = 0; c < pl.channels; ++c) {
-    slices.push_back(nccl::channel_slice(req.bytes.value, pl.channels, c));
-    most = std::max(most, nccl::chunk_count(slices.back().second, chunk));
-  }
-  for (std::uint64_t k = 0; k < most; ++k) {
-    for (std::uint32_t c = 0; c < pl.channels; ++c) {
-      const auto [lo, len] = slices[c];
-      if (k * chunk < len) {
-        pl.items.push_back(Item{c, lo + k * chunk, std::min(chunk, len - k * chunk)});
-      }
-    }
-  }
+  const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::tree, nccl::protocol_of(req),
+                                                nccl::chunk_context(req, pl.layout));
+  pl.items = nccl::interleaved_chunks(req.bytes.value, pl.channels, chunk);
   return pl;
 }
 
@@ -176,23 +154,8 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
 }
 
-detail::OpCounts count(const Plan& pl) {
-  nccl::Sink sink;
-  emit(pl, sink);
-  return sink.counts();
-}
-
 core::Schedule generate(const Request& req) {
-  const Plan pl = make_plan(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  h.protocol = nccl::make_protocol(nccl::Algo::tree, nccl::protocol_of(req), req);
-  core::Schedule s(std::move(h));
-  const detail::OpCounts counts = count(pl);
-  s.reserve(counts.ops, counts.deps);
-  nccl::Sink sink(s);
-  emit(pl, sink);
-  s.finish();
-  return s;
+  return nccl::build(req, kName, nccl::Algo::tree, make_plan(req), emit);
 }
 
 } // namespace
@@ -207,7 +170,7 @@ AlgorithmInfo describe_allreduce_nccl_tree() {
              "runTreeSplit; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:tree"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
-  a.check = [](const Request& req) { return detail::size_limit_refusal(count(make_plan(req))); };
+  a.check = [](const Request& req) { return nccl::size_refusal(make_plan(req), emit); };
   a.generate = generate;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula =

@@ -34,7 +34,6 @@
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "in_network_support.hpp"
-#include "nccl_support.hpp"
 
 namespace collsim::algorithms {
 namespace {
@@ -102,36 +101,6 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   }
 }
 
-core::Schedule generate(const Request& req) {
-  const auto f = detail::innet::fabric_of(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  // NCCL runs NVLS with the Simple protocol only (full payload, tuning.cc latencies).
-  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
-  if (req.ranks > 1) {
-    h.agents = f.node_switch;
-    if (f.layout.nodes() > 1) {
-      h.agents.push_back(f.network_switch);
-    }
-  }
-  return detail::innet::build(std::move(h), [&](Emitter& e) { emit(req, f, e); });
-}
-
-std::string check(const Request& req) {
-  if (req.ranks < 2) {
-    return {};
-  }
-  const auto f = detail::innet::fabric_of(req);
-  if (std::string why = detail::innet::node_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  if (std::string why = detail::innet::network_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  Emitter counter;
-  emit(req, f, counter);
-  return detail::size_limit_refusal(counter.counts());
-}
-
 } // namespace
 
 AlgorithmInfo describe_allreduce_nvls() {
@@ -146,8 +115,8 @@ AlgorithmInfo describe_allreduce_nvls() {
   a.constraints = {"every node needs a reducing NVSwitch (NVLink SHARP)",
                    "ranks on more than one node also need a reducing network switch (NVLS + "
                    "CollNet, as NCCL requires)"};
-  a.check = check;
-  a.generate = generate;
+  a.check = [](const Request& req) { return detail::innet::nvls_refusal(req, kName, false, emit); };
+  a.generate = [](const Request& req) { return detail::innet::nvls_generate(req, kName, emit); };
   a.cost_formula =
       "not exact (in-network agents): each rank sends n and receives n over its "
       "NVLink (2a + n b on one node, pipelined over shards); each node switch sends and "

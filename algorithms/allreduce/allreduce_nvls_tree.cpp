@@ -48,11 +48,7 @@ namespace {
 using nccl::kNone;
 constexpr const char* kName = "nvls_tree";
 
-struct Item {
-  std::uint32_t channel;
-  std::uint64_t offset;
-  std::uint64_t length;
-};
+using Item = nccl::ChannelChunk;
 
 struct Plan {
   std::uint32_t p = 1;
@@ -67,28 +63,10 @@ Plan make_plan(const Request& req) {
   const std::uint32_t channels = nccl::channels_of(req);
   pl.channels = channels;
   pl.layout = detail::node_layout(req);
-  nccl::ChunkContext ctx;
-  ctx.collective = core::CollectiveKind::allreduce;
-  ctx.bytes = req.bytes.value;
-  ctx.channels = channels;
-  ctx.ranks = pl.p;
-  ctx.nodes = pl.layout.nodes();
+  nccl::ChunkContext ctx = nccl::chunk_context(req, pl.layout);
   ctx.heads = pl.layout.max_per_node();
   const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::nvls_tree, nccl::protocol_of(req), ctx);
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
-  std::uint64_t most = 0;
-  for (std::uint32_t c = 0; c < channels; ++c) {
-    slices.push_back(nccl::channel_slice(req.bytes.value, channels, c));
-    most = std::max(most, nccl::chunk_count(slices.back().second, chunk));
-  }
-  for (std::uint64_t k = 0; k < most; ++k) {
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      const auto [lo, len] = slices[c];
-      if (k * chunk < len) {
-        pl.items.push_back(Item{c, lo + k * chunk, std::min(chunk, len - k * chunk)});
-      }
-    }
-  }
+  pl.items = nccl::interleaved_chunks(req.bytes.value, channels, chunk);
   return pl;
 }
 
@@ -203,12 +181,6 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
 }
 
-detail::OpCounts count(const Plan& pl) {
-  nccl::Sink sink;
-  emit(pl, sink);
-  return sink.counts();
-}
-
 std::string refusal(const Request& req) {
   if (nccl::protocol_of(req) != nccl::Proto::simple) {
     return "NCCL runs NVLS-tree with the Simple protocol only";
@@ -227,23 +199,16 @@ std::string refusal(const Request& req) {
   if (layout.nodes() < 2) {
     return "NCCL disables NVLS-tree on a single node";
   }
-  return detail::size_limit_refusal(count(make_plan(req)));
+  return nccl::size_refusal(make_plan(req), emit);
 }
 
 core::Schedule generate(const Request& req) {
   const Plan pl = make_plan(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  h.protocol = nccl::make_protocol(nccl::Algo::nvls_tree, nccl::protocol_of(req), req);
-  for (std::uint32_t v = 0; v < pl.layout.nodes(); ++v) {
-    h.agents.push_back(detail::node_reducing_switch(req, pl.layout.topology_node[v]));
-  }
-  core::Schedule s(std::move(h));
-  const detail::OpCounts counts = count(pl);
-  s.reserve(counts.ops, counts.deps);
-  nccl::Sink sink(s);
-  emit(pl, sink);
-  s.finish();
-  return s;
+  return nccl::build(req, kName, nccl::Algo::nvls_tree, pl, emit, [&](core::ScheduleHeader& h) {
+    for (std::uint32_t v = 0; v < pl.layout.nodes(); ++v) {
+      h.agents.push_back(detail::node_reducing_switch(req, pl.layout.topology_node[v]));
+    }
+  });
 }
 
 } // namespace

@@ -17,104 +17,16 @@
 // bytes on one channel (derived); the protocol's launch, per-message latencies and wire efficiency
 // are not alpha-beta-gamma terms, so no closed form is declared.
 //
-// Dependencies: a forwarding send waits for the reduction into its chunk.
+// The pattern is shared with the mirrored collective (nccl::block_ring / nccl::ring_chain in
+// nccl_rings.cpp). Dependencies: a forwarding send waits for the reduction into its chunk.
 
 #include "nccl_support.hpp"
 #include "reduce/reduce_algorithms.hpp"
-
-#include <algorithm>
-#include <vector>
 
 namespace collsim::algorithms {
 namespace {
 
 constexpr const char* kName = "nccl_ring";
-
-struct Plan {
-  std::uint32_t p = 1;
-  core::Rank root = 0;
-  std::vector<nccl::Ring> rings;                            // per channel
-  std::vector<std::pair<std::uint32_t, core::Range>> items; // (channel, chunk), interleaved
-};
-
-Plan make_plan(const Request& req) {
-  Plan pl;
-  pl.p = req.ranks;
-  const std::uint32_t channels = nccl::channels_of(req);
-  const detail::NodeLayout layout = detail::node_layout(req);
-  nccl::ChunkContext ctx;
-  ctx.collective = req.collective;
-  ctx.bytes = req.bytes.value;
-  ctx.channels = channels;
-  ctx.ranks = pl.p;
-  ctx.nodes = layout.nodes();
-  const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), ctx);
-  pl.rings = nccl::rings(layout, channels);
-  pl.root = req.root;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> slices;
-  std::uint64_t most = 0;
-  for (std::uint32_t c = 0; c < channels; ++c) {
-    slices.push_back(nccl::channel_slice(req.bytes.value, channels, c));
-    most = std::max(most, nccl::chunk_count(slices.back().second, chunk));
-  }
-  for (std::uint64_t k = 0; k < most; ++k) {
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      const auto [lo, len] = slices[c];
-      if (k * chunk < len) {
-        pl.items.emplace_back(c,
-                              detail::data_range(lo + k * chunk, std::min(chunk, len - k * chunk)));
-      }
-    }
-  }
-  return pl;
-}
-
-void emit(const Plan& pl, nccl::Sink& sink) {
-  const std::uint32_t p = pl.p;
-  if (p < 2) {
-    return;
-  }
-  for (core::Rank r = 0; r < p; ++r) {
-    sink.begin(r);
-    for (const auto& [c, range] : pl.items) {
-      const nccl::Ring& ring = pl.rings[c];
-      const std::uint32_t i = ring.pos[r];
-      const std::uint32_t d = (i + p - ring.pos[pl.root]) % p; // the chain is d = 1, 2, ..., p-1, 0
-      const core::Rank next = ring.next(r);
-      const core::Rank prev = ring.prev(r);
-      if (d == 1) {
-        sink.send(next, range);
-        continue;
-      }
-      const std::uint32_t got = sink.recv_reduce(prev, range);
-      if (d != 0) {
-        sink.send(next, range, nccl::dep(got));
-      }
-    }
-    if (sink.over_limit()) {
-      return;
-    }
-  }
-}
-
-detail::OpCounts count(const Plan& pl) {
-  nccl::Sink sink;
-  emit(pl, sink);
-  return sink.counts();
-}
-
-core::Schedule generate(const Request& req) {
-  const Plan pl = make_plan(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  h.protocol = nccl::make_protocol(nccl::Algo::ring, nccl::protocol_of(req), req);
-  core::Schedule s(std::move(h));
-  const detail::OpCounts counts = count(pl);
-  s.reserve(counts.ops, counts.deps);
-  nccl::Sink sink(s);
-  emit(pl, sink);
-  s.finish();
-  return s;
-}
 
 } // namespace
 
@@ -127,8 +39,12 @@ AlgorithmInfo describe_reduce_nccl_ring() {
   a.source = "NCCL v2.30 src/device/reduce.h runRing; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:ring"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
-  a.check = [](const Request& req) { return detail::size_limit_refusal(count(make_plan(req))); };
-  a.generate = generate;
+  a.check = [](const Request& req) {
+    return nccl::ring_chain_refusal(req, detail::Arrive::combine);
+  };
+  a.generate = [](const Request& req) {
+    return nccl::ring_chain(req, kName, detail::Arrive::combine);
+  };
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: about (p + K - 2)(a + c b + c g) for K chunks of c "
                    "bytes on one channel, plus the protocol's launch, per-message latencies and "

@@ -26,7 +26,6 @@
 // with the switch reducing as fast as data arrives: 2a + (n + n/p) b.
 
 #include "in_network_support.hpp"
-#include "nccl_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
 namespace collsim::algorithms {
@@ -36,7 +35,6 @@ using detail::innet::Emitter;
 using detail::innet::kNoDep;
 
 constexpr const char* kName = "nvls";
-constexpr std::uint32_t kMaxLocal = 32; // NCCL_MAX_NVLS_ARITY
 
 void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   const std::uint32_t p = req.ranks;
@@ -92,41 +90,6 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   }
 }
 
-core::Schedule generate(const Request& req) {
-  const auto f = detail::innet::fabric_of(req);
-  core::ScheduleHeader h = make_header(req, 0, kName);
-  // NCCL runs NVLS with the Simple protocol only (full payload, tuning.cc latencies).
-  h.protocol = nccl::make_protocol(nccl::Algo::nvls, nccl::Proto::simple, req);
-  if (req.ranks > 1) {
-    h.agents = f.node_switch;
-    if (f.layout.nodes() > 1) {
-      h.agents.push_back(f.network_switch);
-    }
-  }
-  return detail::innet::build(std::move(h), [&](Emitter& e) { emit(req, f, e); });
-}
-
-std::string check(const Request& req) {
-  if (req.ranks < 2) {
-    return {};
-  }
-  const auto f = detail::innet::fabric_of(req);
-  if (std::string why = detail::innet::node_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  if (std::string why =
-          detail::innet::local_ranks_refusal(f, kMaxLocal, kName, "NCCL_MAX_NVLS_ARITY");
-      !why.empty()) {
-    return why;
-  }
-  if (std::string why = detail::innet::network_switch_refusal(f, kName); !why.empty()) {
-    return why;
-  }
-  Emitter counter;
-  emit(req, f, counter);
-  return detail::size_limit_refusal(counter.counts());
-}
-
 } // namespace
 
 AlgorithmInfo describe_reduce_scatter_nvls() {
@@ -143,8 +106,8 @@ AlgorithmInfo describe_reduce_scatter_nvls() {
                    "at most 32 ranks per node (NCCL_MAX_NVLS_ARITY)",
                    "ranks on more than one node also need a reducing network switch (NVLS + "
                    "CollNet, as NCCL requires)"};
-  a.check = check;
-  a.generate = generate;
+  a.check = [](const Request& req) { return detail::innet::nvls_refusal(req, kName, true, emit); };
+  a.generate = [](const Request& req) { return detail::innet::nvls_generate(req, kName, emit); };
   a.cost_formula = "not exact (in-network agents): each rank sends n and receives its block "
                    "(2a + (n + n/p) b on one node)";
   return a;
