@@ -1,5 +1,6 @@
 #pragma once
 // Internal: the rank layout of MPICH's recursive-exchange ("recexch") algorithms, shared by the
+// allreduce recexch and k_reduce_scatter_allgather (through detail::recexch_neighbours), the
 // allgather recexch_doubling / recexch_halving and the recexch barrier.
 //
 // Source: MPICH src/mpi/coll/algorithms/recexchalgo/recexchalgo.c

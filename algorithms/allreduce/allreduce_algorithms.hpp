@@ -30,7 +30,8 @@ core::Schedule full_vector_butterfly(const Request& req, const char* name, Butte
 std::string full_vector_butterfly_refusal(std::uint32_t ranks);
 
 /// One rank's partners in MPICH's recursive exchange (MPII_Recexchalgo_get_neighbors), shared by
-/// recexch and k_reduce_scatter_allgather; defined in allreduce_recexch.cpp.
+/// recexch and k_reduce_scatter_allgather; defined in allreduce_recexch.cpp as a view of
+/// detail::RecexchLayout (recexch_support.hpp).
 struct RecexchNeighbours {
   std::uint32_t radix = 2;                    ///< k, lowered to max(p, 2) when p < k
   std::uint32_t power = 1;                    ///< p_k: the largest power of k <= p

@@ -36,6 +36,7 @@
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "generator_support.hpp"
+#include "recexch_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -181,59 +182,31 @@ std::optional<CostTerms> recexch_cost(const Request& req) {
 namespace detail {
 
 std::uint32_t recexch_radix(std::uint32_t p, std::uint32_t k) {
-  return p < k ? std::max<std::uint32_t>(p, 2) : k;
+  return RecexchLayout(p, k).radix();
 }
 
 RecexchNeighbours recexch_neighbours(std::uint32_t p, std::uint32_t k, core::Rank r) {
+  // One layout for every recexch algorithm (recexch_support.hpp); this is its per-rank view.
+  const RecexchLayout layout(p, k);
   RecexchNeighbours nb;
-  nb.radix = k;
-  std::uint64_t pofk = 1;
-  std::uint32_t phases = 0;
-  while (pofk * k <= p) {
-    pofk *= k;
-    ++phases;
+  nb.radix = layout.radix();
+  nb.power = layout.participants();
+  if (const std::int64_t to = layout.step1_sendto(r); to >= 0) {
+    nb.participant = false;
+    nb.step1_sendto = static_cast<core::Rank>(to);
+    return nb;
   }
-  nb.power = static_cast<std::uint32_t>(pofk);
-  const std::uint32_t rem = p - nb.power;
-  const auto t = static_cast<std::uint32_t>(std::uint64_t{rem} * k / (k - 1));
-  std::uint32_t newrank = 0;
-  if (r < t) {
-    if (r % k != k - 1) {
-      nb.participant = false;
-      nb.step1_sendto = std::min(r + (k - 1 - r % k), t);
-      return nb;
-    }
-    for (std::uint32_t i = 0; i + 1 < k; ++i) {
-      nb.step1_recvfrom.push_back(r - i - 1);
-    }
-    newrank = r / k;
-  } else {
-    newrank = r - rem;
-    if (r == t && t >= 1 && (t - 1) % k != k - 1) {
-      const std::uint32_t senders = (t - 1) % k + 1;
-      for (std::uint32_t j = senders; j-- > 0;) {
-        nb.step1_recvfrom.push_back(t - senders + j);
-      }
-    }
-  }
-  nb.step2_rank = newrank;
-  const auto original = [&](std::uint64_t v) {
-    return static_cast<core::Rank>(v < rem / (k - 1) ? v * k + k - 1 : v + rem);
-  };
-  std::uint64_t power = 1;
-  for (std::uint32_t f = 0; f < phases; ++f, power *= k) {
-    const std::uint64_t digit = newrank / power % k;
-    std::vector<core::Rank> list;
-    std::vector<std::uint32_t> vlist;
-    for (std::uint64_t i = 0; i < k; ++i) {
-      if (i != digit) {
-        const std::uint64_t v = newrank - digit * power + i * power;
-        list.push_back(original(v));
-        vlist.push_back(static_cast<std::uint32_t>(v));
-      }
+  nb.step1_recvfrom = layout.step1_recvfrom(r);
+  nb.step2_rank = layout.to_step2(r);
+  for (std::uint32_t phase = 0; phase < layout.phases(); ++phase) {
+    std::vector<core::Rank> list = layout.neighbours(r, phase);
+    std::vector<std::uint32_t> step2_ranks;
+    step2_ranks.reserve(list.size());
+    for (const core::Rank q : list) {
+      step2_ranks.push_back(layout.to_step2(q));
     }
     nb.step2.push_back(std::move(list));
-    nb.step2_rank_of.push_back(std::move(vlist));
+    nb.step2_rank_of.push_back(std::move(step2_ranks));
   }
   return nb;
 }
