@@ -43,6 +43,7 @@ void emit_block_ring(const BlockRing& pl, Sink& sink) {
             continue;
           }
           const Ring& ring = pl.rings[c];
+          sink.stream(c); // each channel its own thread block
           const std::uint32_t i = ring.pos[r];
           const core::Rank owner = ring.at(i + 2 * p - t - shift);
           const core::Range range = ch.range(owner, c, k);
@@ -92,6 +93,7 @@ void emit_chain(const Chain& pl, Sink& sink) {
     sink.begin(r);
     for (const ChannelChunk& item : pl.items) {
       const Ring& ring = pl.rings[item.channel];
+      sink.stream(item.channel); // each channel its own thread block
       const core::Range range = item.range();
       const std::uint32_t e = (ring.pos[r] + 2 * p - ring.pos[pl.root] - shift) % p; // chain index
       if (e == 0) {

@@ -190,6 +190,14 @@ public:
     }
     next_ = 0;
   }
+  /// The issue stream of the operations that follow (core::Schedule::set_stream), taken modulo
+  /// the IR's kMaxStreams: NCCL's channels run on separate thread blocks, a tree's reduce-up and
+  /// broadcast-down on separate warps.
+  void stream(std::uint32_t k) {
+    if (schedule_ != nullptr) {
+      schedule_->set_stream(k % core::Schedule::kMaxStreams);
+    }
+  }
   std::uint32_t add(core::OpKind kind, core::Rank peer, core::Range target,
                     std::span<const std::uint32_t> deps = {}) {
     if (schedule_ != nullptr) {
@@ -229,8 +237,9 @@ private:
 /// generator's one description of its operations.
 /// `header(h)` may add to the header (agents, for example).
 template <class Plan, class Emit, class Header = void (*)(core::ScheduleHeader&)>
-core::Schedule build(const Request& req, const char* name, Algo algo, const Plan& pl, Emit emit,
-                     Header header = [](core::ScheduleHeader&) {}) {
+core::Schedule build(
+    const Request& req, const char* name, Algo algo, const Plan& pl, Emit emit,
+    Header header = [](core::ScheduleHeader&) {}) {
   core::ScheduleHeader h = make_header(req, 0, name);
   h.protocol = make_protocol(algo, protocol_of(req), req);
   header(h);
@@ -244,7 +253,8 @@ core::Schedule build(const Request& req, const char* name, Algo algo, const Plan
   return s;
 }
 /// "" or why the schedule `emit(plan, ...)` describes would exceed the IR's size limit.
-template <class Plan, class Emit> std::string size_refusal(const Plan& pl, Emit emit) {
+template <class Plan, class Emit>
+std::string size_refusal(const Plan& pl, Emit emit) {
   Sink counter;
   emit(pl, counter);
   return detail::size_limit_refusal(counter.counts());

@@ -102,6 +102,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
             return detail::data_range(start + off, n);
           };
           const nccl::Ring& ring = pl.rings[c];
+          sink.stream(c); // each channel its own thread block
           const std::uint32_t i = ring.pos[r];
           const core::Rank next = ring.next(r);
           const core::Rank prev = ring.prev(r);

@@ -132,6 +132,8 @@ void emit(const Plan& pl, nccl::Sink& sink) {
       const Item& it = pl.items[x];
       const Links& l = links[it.channel % 2];
       const core::Range range = detail::data_range(it.offset, it.length);
+      // Each channel's reduce-up and broadcast-down run on warps of their own.
+      sink.stream(2 * it.channel + st.part);
       if (st.part == 0) { // up
         std::uint32_t w = kNone;
         for (std::uint32_t k = 0; k < l.child_count; ++k) {

@@ -117,6 +117,10 @@ void emit(const Plan& pl, nccl::Sink& sink) {
       const core::Range range = detail::data_range(it.offset, it.length);
       const nccl::TreeLinks& t = trees[tree_of(x)];
       const bool is_head = head(x, v) == r;
+      // Each channel's up parts (to the switch, a head's reduction) and down part (the result)
+      // run on warps of their own.
+      const bool down = is_head ? st.part == 2 : st.part == 1;
+      sink.stream(2 * it.channel + (down ? 1 : 0));
       if (st.part == 0) {
         sent[x] = sink.send(sw, range);
       } else if (is_head && st.part == 1) {
@@ -163,6 +167,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
       const Item& it = pl.items[x];
       const core::Range range = detail::data_range(it.offset, it.length);
       const core::Rank h = head(x, v);
+      sink.stream(2 * it.channel + st.part);
       if (st.part == 0) {
         std::uint32_t w = sink.recv(members[0], range);
         for (std::size_t j = 1; j < members.size(); ++j) {

@@ -65,6 +65,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
           if (k >= pl.chunks[c]) {
             continue;
           }
+          sink.stream(c); // each channel its own thread block
           const auto block = [&](std::uint32_t back) { return pl.range((r + p - back) % p, c, k); };
           std::uint32_t* w = last.data() + static_cast<std::size_t>(c) * p;
           w[into] = sink.recv_reduce((r + hop) % p, block(into), nccl::dep(w[into]));

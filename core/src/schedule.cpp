@@ -3,6 +3,7 @@
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 #include <limits>
 
@@ -38,7 +39,8 @@ std::size_t Schedule::memory_bytes() const {
   return ops_.capacity() * sizeof(PackedOp) + offset_.capacity() * sizeof(std::uint64_t) +
          extra_deps_.capacity() * sizeof(std::uint32_t) + rank_begin_.capacity() * sizeof(OpId) +
          local_sources_.capacity() * sizeof(LocalSource) +
-         long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>);
+         long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>) +
+         streams_.capacity() * sizeof(std::uint8_t);
 }
 
 void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
@@ -63,6 +65,16 @@ void Schedule::begin_rank(Rank rank) {
     rank_begin_.push_back(static_cast<OpId>(ops_.size()));
   }
   ++next_rank_;
+  stream_ = 0;
+}
+
+void Schedule::set_stream(std::uint32_t stream) {
+  check_building("set_stream");
+  if (stream >= kMaxStreams) {
+    throw UsageError(
+        fmt::format("stream {} out of range (a rank has at most {} streams)", stream, kMaxStreams));
+  }
+  stream_ = stream;
 }
 
 std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
@@ -100,6 +112,13 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
     extra_deps_.insert(extra_deps_.end(), deps.begin(), deps.end());
   }
   dep_total_ += deps.size();
+  if (stream_ != 0 && streams_.empty()) {
+    streams_.resize(ops_.size(), 0); // the first operation off stream 0
+  }
+  if (!streams_.empty()) {
+    streams_.push_back(static_cast<std::uint8_t>(stream_));
+    stream_count_ = std::max(stream_count_, stream_ + 1);
+  }
   ops_.push_back(o);
   offset_.push_back(target.offset);
   return id - rank_begin_.back();
@@ -170,7 +189,48 @@ Op Schedule::op(OpId id) const {
   o.target = target(id);
   const auto d = deps(id);
   o.deps.assign(d.begin(), d.end());
+  o.stream = stream(id);
   return o;
+}
+
+Lanes::Lanes(const Schedule& s) {
+  const Rank n = s.participants();
+  rank_lane_.reserve(n + 1);
+  if (s.stream_count() == 1) {
+    for (Rank r = 0; r < n; ++r) {
+      rank_lane_.push_back(r);
+      lane_rank_.push_back(r);
+      lane_begin_.push_back(s.rank_begin(r));
+    }
+    rank_lane_.push_back(n);
+    lane_begin_.push_back(s.op_count());
+    return;
+  }
+  order_.resize(s.op_count());
+  std::size_t position = 0;
+  std::array<std::size_t, Schedule::kMaxStreams> count{};
+  for (Rank r = 0; r < n; ++r) {
+    rank_lane_.push_back(lane_rank_.size());
+    count.fill(0);
+    for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      ++count[s.stream(id)];
+    }
+    // One lane per stream the rank uses, in stream order; bucket its operations in program order.
+    std::array<std::size_t, Schedule::kMaxStreams> next{};
+    for (std::uint32_t k = 0; k < Schedule::kMaxStreams; ++k) {
+      if (count[k] != 0) {
+        lane_rank_.push_back(r);
+        lane_begin_.push_back(position);
+        next[k] = position;
+        position += count[k];
+      }
+    }
+    for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      order_[next[s.stream(id)]++] = id;
+    }
+  }
+  rank_lane_.push_back(lane_rank_.size());
+  lane_begin_.push_back(position);
 }
 
 bool Schedule::operator==(const Schedule& other) const {

@@ -14,7 +14,8 @@
 //   }
 //   rank 1 { ... }
 //
-// Ranges are half-open byte ranges; `requires` lists local labels (GOAL's "l2 requires l1").
+// Ranges are half-open byte ranges; `requires` lists local labels (GOAL's "l2 requires l1");
+// `stream N` (before `requires`) puts an operation in issue stream N (Schedule::set_stream).
 //
 // Optional header lines after `buffers`: `agents NAME...` (in-network switches, by device name,
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
@@ -77,6 +78,9 @@ std::string print_schedule(const Schedule& s) {
       case OpKind::copy:
         fmt::format_to(it, "{} -> {}", range_text(s.source(id)), range_text(s.target(id)));
         break;
+      }
+      if (s.stream(id) != 0) {
+        fmt::format_to(it, " stream {}", s.stream(id));
       }
       const auto deps = s.deps(id);
       if (!deps.empty()) {
@@ -250,6 +254,16 @@ private:
       }
       peer = static_cast<Rank>(p);
     }
+    std::uint32_t stream = 0;
+    if (peek_word() == "stream") {
+      read_word("stream");
+      const auto k = read_uint("a stream number");
+      if (k >= Schedule::kMaxStreams) {
+        fail(fmt::format("stream {} out of range (a rank has at most {} streams)", k,
+                         Schedule::kMaxStreams));
+      }
+      stream = static_cast<std::uint32_t>(k);
+    }
     std::vector<std::uint32_t> deps;
     if (peek_word() == "requires") {
       read_word("requires");
@@ -266,6 +280,7 @@ private:
       }
     }
     end_line();
+    s.set_stream(stream);
     s.add(kind, peer, target, source, deps);
   }
 

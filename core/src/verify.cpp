@@ -220,13 +220,21 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
   const std::size_t n = s.op_count();
   std::vector<std::uint8_t> state(n, kPending);
   std::vector<std::uint8_t> sent(n, 0); // for receives: the matching send completed
-  std::vector<OpId> next(s.participants());
-  std::vector<Rank> work;
-  work.reserve(s.participants());
-  for (Rank r = 0; r < s.participants(); ++r) {
-    next[r] = s.rank_begin(r);
-    work.push_back(r);
+  // A cursor per issue lane (a rank's stream, schedule-format.md): a lane stops at an operation
+  // whose dependencies are not complete; the rank's other lanes go on.
+  const Lanes lanes(s);
+  std::vector<std::size_t> next(lanes.count());
+  std::vector<std::size_t> work;
+  work.reserve(lanes.count());
+  for (std::size_t l = 0; l < lanes.count(); ++l) {
+    next[l] = lanes.begin(l);
+    work.push_back(l);
   }
+  const auto wake_rank = [&](Rank r) {
+    for (std::size_t l = lanes.first_lane(r); l < lanes.first_lane(r + 1); ++l) {
+      work.push_back(l);
+    }
+  };
   std::size_t completed = 0;
   auto complete = [&](OpId id) {
     state[id] = kDone;
@@ -234,11 +242,13 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
     on_done(id);
   };
   while (!work.empty()) {
-    const Rank r = work.back();
+    const std::size_t l = work.back();
     work.pop_back();
+    const Rank r = lanes.rank(l);
     const OpId base = s.rank_begin(r);
-    while (next[r] < s.rank_end(r)) {
-      const OpId id = next[r];
+    bool progressed = false;
+    while (next[l] < lanes.end(l)) {
+      const OpId id = lanes.op_at(next[l]);
       bool ready = true;
       for (std::uint32_t d : s.deps(id)) {
         if (base + d >= id || state[base + d] != kDone) {
@@ -249,7 +259,8 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
       if (!ready) {
         break;
       }
-      ++next[r];
+      ++next[l];
+      progressed = true;
       const OpKind k = s.kind(id);
       if (k == OpKind::send) {
         complete(id);
@@ -258,7 +269,7 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
           sent[recv] = 1;
           if (state[recv] == kWaiting) {
             complete(recv);
-            work.push_back(s.rank_of(recv));
+            wake_rank(s.rank_of(recv));
           }
         }
       } else if (is_receive(k)) {
@@ -269,6 +280,14 @@ std::size_t execute_untimed(const Schedule& s, const Matching& m, OnDone&& on_do
         }
       } else {
         complete(id);
+      }
+    }
+    // What this lane completed may be what another lane of the rank waits for.
+    if (progressed && lanes.first_lane(r + 1) - lanes.first_lane(r) > 1) {
+      for (std::size_t o = lanes.first_lane(r); o < lanes.first_lane(r + 1); ++o) {
+        if (o != l && next[o] < lanes.end(o)) {
+          work.push_back(o);
+        }
       }
     }
   }

@@ -126,3 +126,22 @@ TEST_CASE("a deadlocked schedule is an engine error, not a hang", "[engines][log
   s.finish();
   CHECK_THROWS_AS(run_time(s, mesh(2)), core::EngineError);
 }
+
+TEST_CASE("streams issue independently: a waiting stream does not hold back another",
+          "[engines][loggp][stream]") {
+  // Rank 0: l0 receives from rank 1, l1 sends to rank 1 after l0, l2 (stream 1) sends to rank 1
+  // at once. Rank 1 answers (l2) after its second receive, which matches rank 0's l2. One 8-byte
+  // hop is L + 8/B; the chain l2 -> rank 1's answer -> rank 0's l1 is three hops.
+  auto s = header_only(core::CollectiveKind::bcast, 2, 8, 16);
+  s.begin_rank(0);
+  s.recv(1, {Buffer::tmp, 0, 8});
+  s.send(1, {Buffer::data, 0, 8}, {0});
+  s.set_stream(1);
+  s.send(1, {Buffer::data, 0, 8});
+  s.begin_rank(1);
+  s.recv(0, {Buffer::tmp, 0, 8});
+  s.recv(0, {Buffer::tmp, 8, 8});
+  s.send(0, {Buffer::data, 0, 8}, {1});
+  s.finish();
+  CHECK(run_time(s, mesh(2, 2e-6, 1e9)) == Approx(3 * (2e-6 + 8 / 1e9)).epsilon(1e-12));
+}

@@ -29,12 +29,12 @@ core::Topology nodes_of(std::uint32_t per_node, std::uint32_t ranks, bool nvls) 
 }
 
 double seconds(const char* name, const core::Topology& t, std::uint32_t ranks,
-               std::int64_t channels = 2) {
+               std::int64_t channels = 2, std::uint64_t bytes = kBytes) {
   const auto reg = algorithms::make_default_registry();
   algorithms::Request req;
   req.collective = core::CollectiveKind::allreduce;
   req.ranks = ranks;
-  req.bytes = core::Bytes{kBytes};
+  req.bytes = core::Bytes{bytes};
   req.topology = &t;
   req.params["channels"] = channels;
   const core::Schedule s = reg.generate(reg.find(core::CollectiveKind::allreduce, name), req);
@@ -88,4 +88,17 @@ TEST_CASE("nccl_ring channels leave a node through different GPUs, so through di
   check_streams(single, one_nic, 1.1);
   const double spread = seconds("nccl_ring", t, 8, 4);
   CHECK(spread < 0.4 * single);
+}
+
+TEST_CASE("nccl_ring channels run side by side: more channels do not add up a small message's "
+          "latency",
+          "[engines][nccl][pipeline][stream]") {
+  // Each channel is a stream of its own (NCCL: a thread block per channel). Were the channels
+  // interleaved in one stream, a rank would wait in every step for the slowest channel's
+  // predecessor, and with 8 channels every step would pay the inter-node latency (about 2.5x).
+  const core::Topology t = nodes_of(4, 8, false);
+  const double one = seconds("nccl_ring", t, 8, 1, 64);
+  const double eight = seconds("nccl_ring", t, 8, 8, 64);
+  CHECK(eight < 1.2 * one);
+  CHECK(eight > 0.99 * one);
 }

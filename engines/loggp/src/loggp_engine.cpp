@@ -132,12 +132,17 @@ private:
   std::vector<Arrival> heap_;
 };
 
+/// A cursor over one issue lane (a rank's stream; core::Lanes): its next operation, the operation
+/// it waits for, and when it issued its last one.
+struct LaneState {
+  std::size_t next = 0;
+  OpId blocked_on = core::kNoMatch;
+  double last_issue = 0.0;
+};
+
 struct RankState {
   const core::EndpointParams* endpoint = nullptr;
   bool agent = false; // an in-network switch: a port per link, no serialisation of its messages
-  OpId next = 0;
-  OpId blocked_on = core::kNoMatch;
-  double last_issue = 0.0;
   double cpu_free = 0.0;
   double send_free = 0.0;   // earliest start of the next send (gap g)
   double inject_free = 0.0; // the send port is injecting until then
@@ -224,7 +229,7 @@ class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
       : s_(s), t_(t), opt_(opt), routes_(t, participant_devices(s, t)), ops_(s.op_count()),
-        ranks_(s.participants()), protocol_(s.header().protocol),
+        ranks_(s.participants()), lanes_(s), lane_(lanes_.count()), protocol_(s.header().protocol),
         plain_(s.header().protocol == core::Protocol{}) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
     const std::size_t unmatched =
@@ -236,13 +241,15 @@ public:
       throw core::EngineError(fmt::format(
           "loggp: the schedule has {} ranks but the topology only {}", s.ranks(), t.rank_count()));
     }
+    for (std::size_t l = 0; l < lanes_.count(); ++l) {
+      lane_[l].next = lanes_.begin(l);
+      // Ranks start after a kernel launch (the protocol's base latency); agents at once.
+      lane_[l].last_issue = lanes_.rank(l) < s.ranks() ? protocol_.launch.value : 0.0;
+    }
     for (Rank r = 0; r < s.ranks(); ++r) {
-      ranks_[r].next = s.rank_begin(r);
       ranks_[r].endpoint = &t.endpoint(r);
-      ranks_[r].last_issue = protocol_.launch.value; // a kernel launch before the first step
     }
     for (Rank r = s.ranks(); r < s.participants(); ++r) {
-      ranks_[r].next = s.rank_begin(r);
       ranks_[r].endpoint = &t.devices()[*t.find_device(s.header().agents[r - s.ranks()])].endpoint;
       ranks_[r].agent = true;
     }
@@ -253,7 +260,7 @@ public:
 
   core::RunResult run() {
     for (Rank r = 0; r < s_.participants(); ++r) {
-      issue(r);
+      issue_rank(r);
     }
     while (!queue_.empty()) {
       arrive(queue_.pop());
@@ -261,13 +268,17 @@ public:
     core::RunResult res;
     res.rank_finish.resize(s_.ranks());
     double end = 0.0;
-    for (Rank r = 0; r < s_.participants(); ++r) {
-      if (ranks_[r].next != s_.rank_end(r) || ranks_[r].blocked_on != core::kNoMatch) {
+    for (std::size_t l = 0; l < lanes_.count(); ++l) {
+      if (lane_[l].next != lanes_.end(l) || lane_[l].blocked_on != core::kNoMatch) {
+        const Rank r = lanes_.rank(l);
+        const OpId at = lanes_.op_at(lane_[l].next);
         throw core::EngineError(
             fmt::format("loggp: {} {} stalled at operation l{} (the schedule deadlocks; run "
                         "`collsim verify`)",
-                        r < s_.ranks() ? "rank" : "agent", r, ranks_[r].next - s_.rank_begin(r)));
+                        r < s_.ranks() ? "rank" : "agent", r, at - s_.rank_begin(r)));
       }
+    }
+    for (Rank r = 0; r < s_.participants(); ++r) {
       if (r < s_.ranks()) {
         res.rank_finish[r] = core::Seconds{ranks_[r].finish};
       }
@@ -302,27 +313,54 @@ private:
     rs.finish = std::max(rs.finish, end);
   }
 
-  void issue(Rank r) {
+  /// Issues what every lane of participant r can issue; a lane's progress may unblock another
+  /// lane of the rank (a dependency across streams), so repeat until none moves.
+  void issue_rank(Rank r) {
+    const std::size_t first = lanes_.first_lane(r);
+    const std::size_t last = lanes_.first_lane(r + 1);
+    if (last - first == 1) {
+      issue(first); // one stream: the common case
+      return;
+    }
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (std::size_t l = first; l < last; ++l) {
+        const std::size_t before = lane_[l].next;
+        const OpId waited = lane_[l].blocked_on;
+        if (waited != core::kNoMatch && ops_[waited].state() != kDone) {
+          continue;
+        }
+        issue(l);
+        moved = moved || lane_[l].next != before;
+      }
+    }
+  }
+
+  /// Issues lane l's operations in order until one waits for a dependency.
+  void issue(std::size_t l) {
+    LaneState& ls = lane_[l];
+    const Rank r = lanes_.rank(l);
     RankState& rs = ranks_[r];
     const OpId base = s_.rank_begin(r);
-    const OpId end = s_.rank_end(r);
+    const std::size_t end = lanes_.end(l);
     const core::EndpointParams& ep = *rs.endpoint;
     const double o = ep.overhead.value;
-    while (rs.next < end) {
-      const OpId id = rs.next;
-      double ready = rs.last_issue;
+    while (ls.next < end) {
+      const OpId id = lanes_.op_at(ls.next);
+      double ready = ls.last_issue;
       for (std::uint32_t d : s_.deps(id)) {
         const OpId dep = base + d;
         if (ops_[dep].state() != kDone) {
-          rs.blocked_on = dep;
+          ls.blocked_on = dep;
           return;
         }
         const double dep_end = ops_[dep].time; // a copy: the packed field may be misaligned
         ready = std::max(ready, dep_end);
       }
-      rs.blocked_on = core::kNoMatch;
-      ++rs.next;
-      rs.last_issue = ready;
+      ls.blocked_on = core::kNoMatch;
+      ++ls.next;
+      ls.last_issue = ready;
       const OpKind k = s_.kind(id);
       const std::uint64_t m = s_.length(id);
       switch (k) {
@@ -382,8 +420,14 @@ private:
     OpState& st = ops_[a.recv];
     if (st.state() == kWaiting) {
       complete_receive(a.recv, a.rank, st.time, data_in);
-      if (rs.blocked_on == a.recv) {
-        issue(a.rank);
+      const std::size_t first = lanes_.first_lane(a.rank);
+      const std::size_t last = lanes_.first_lane(a.rank + 1);
+      if (last - first == 1) {
+        if (lane_[first].blocked_on == a.recv) {
+          issue(first);
+        }
+      } else {
+        issue_rank(a.rank);
       }
     } else {
       st.set_state(kArrived);
@@ -418,6 +462,8 @@ private:
   core::BigVector<OpState> ops_;
   core::BigVector<double> start_;
   std::vector<RankState> ranks_;
+  core::Lanes lanes_;
+  std::vector<LaneState> lane_;
   ArrivalQueue queue_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;

@@ -60,6 +60,7 @@ struct Op {
   Range target;            ///< the range sent from, received into, or written by reduce/copy
   Range source;            ///< reduce/copy only: the range read
   std::vector<std::uint32_t> deps; ///< local indices of the operations this one waits for
+  std::uint32_t stream = 0;        ///< the issue stream within the rank (Schedule::set_stream)
   bool operator==(const Op&) const = default;
 };
 
@@ -103,6 +104,8 @@ class Schedule {
 public:
   /// The most operations one schedule may hold (engines keep two state bits in each id).
   static constexpr std::size_t kMaxOps = std::size_t{1} << 30;
+  /// The most issue streams a rank may use (NCCL's MAXCHANNELS).
+  static constexpr std::uint32_t kMaxStreams = 64;
 
   Schedule() = default;
   explicit Schedule(ScheduleHeader header);
@@ -128,6 +131,14 @@ public:
   std::uint32_t recv_reduce(Rank peer, Range into, std::initializer_list<std::uint32_t> deps = {});
   std::uint32_t reduce(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
   std::uint32_t copy(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
+  /// Puts the operations added to the current rank from now on into issue stream `stream`
+  /// (< kMaxStreams; begin_rank starts every rank in stream 0). A rank issues the operations of
+  /// each stream in program order, the streams independently of one another, like the thread
+  /// blocks of NCCL's channels or the warps of a tree's reduce-up and broadcast-down: an operation
+  /// waiting for its dependencies holds back only the later operations of its own stream.
+  /// Dependencies may cross streams; matching (FIFO per ordered pair, in program order) does not
+  /// look at streams.
+  void set_stream(std::uint32_t stream);
   /// General form used by the parser and by generators that compute dependency lists.
   std::uint32_t add(OpKind kind, Rank peer, Range target, Range source,
                     std::span<const std::uint32_t> deps);
@@ -156,6 +167,10 @@ public:
     return {extra_deps_.data() + o.dep, o.ndeps};
   }
   [[nodiscard]] Rank rank_of(OpId id) const; ///< binary search over ranks
+  /// The issue stream of `id` (0 unless the generator used set_stream).
+  [[nodiscard]] std::uint32_t stream(OpId id) const { return streams_.empty() ? 0 : streams_[id]; }
+  /// One more than the largest stream any operation uses (1: a single stream per rank).
+  [[nodiscard]] std::uint32_t stream_count() const { return stream_count_; }
   /// Hints the CPU to load operation `id`'s fields (engines call it well before they need them:
   /// their accesses jump between thousands of ranks' programs, which no hardware prefetcher
   /// follows).
@@ -195,8 +210,36 @@ private:
   std::vector<OpId> rank_begin_{0};
   std::vector<LocalSource> local_sources_;
   std::vector<std::pair<OpId, std::uint64_t>> long_lengths_; // sorted by op id
+  BigVector<std::uint8_t> streams_; // per operation; empty while every operation is in stream 0
+  std::uint32_t stream_ = 0;        // the stream of operations added next
+  std::uint32_t stream_count_ = 1;
   Rank next_rank_ = 0;
   bool finished_ = false;
+};
+
+/// The issue lanes of a schedule: one per (participant, stream it uses), each with its operations
+/// in program order. Engines and the untimed checker advance a cursor per lane (a lane waits for
+/// its next operation's dependencies; other lanes go on). With one stream per rank the lanes are
+/// the participants and their programs, and no order array is built.
+class Lanes {
+public:
+  explicit Lanes(const Schedule& s);
+  [[nodiscard]] std::size_t count() const { return lane_rank_.size(); }
+  [[nodiscard]] Rank rank(std::size_t lane) const { return lane_rank_[lane]; }
+  /// Positions [begin, end) of the lane's operations; op_at(position) is the operation.
+  [[nodiscard]] std::size_t begin(std::size_t lane) const { return lane_begin_[lane]; }
+  [[nodiscard]] std::size_t end(std::size_t lane) const { return lane_begin_[lane + 1]; }
+  [[nodiscard]] OpId op_at(std::size_t position) const {
+    return order_.empty() ? static_cast<OpId>(position) : order_[position];
+  }
+  /// The lanes of participant r: [first_lane(r), first_lane(r + 1)).
+  [[nodiscard]] std::size_t first_lane(Rank r) const { return rank_lane_[r]; }
+
+private:
+  std::vector<Rank> lane_rank_;
+  std::vector<std::size_t> lane_begin_; // positions, one past the last lane at the end
+  std::vector<std::size_t> rank_lane_;  // per participant, one past the last at the end
+  BigVector<OpId> order_;               // empty: position = operation id
 };
 
 /// The stable text form (GOAL-like, diffable). parse_schedule(print_schedule(s)) == s.
