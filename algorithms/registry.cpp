@@ -349,6 +349,15 @@ Registry make_default_registry() {
   r.add(describe_allgather_pat());
   r.add(describe_reduce_scatter_pat());
   // end of block G
+  // block J: MPICH circ_graph and smp
+  r.add(describe_bcast_circ_graph());
+  r.add(describe_allgather_circ_graph());
+  r.add(describe_reduce_circ_graph());
+  r.add(describe_barrier_smp());
+  // end of block J
+  // block K: MPICH tree
+  r.add(describe_bcast_tree());
+  // end of block K
   return r;
 }
 

@@ -27,5 +27,8 @@ AlgorithmInfo describe_allgather_two_level(); ///< AG14: node gather, leader all
 AlgorithmInfo describe_allgather_nccl_ring(); ///< AG4: NCCL ring, channels x chunks
 AlgorithmInfo describe_allgather_pat();       ///< AG15: NCCL PAT, one rank per node
 // end of block G
+// block J: MPICH circ_graph and smp
+AlgorithmInfo describe_allgather_circ_graph(); ///< AG12: p circulant-graph bcasts at once
+// end of block J
 
 } // namespace collsim::algorithms

@@ -12,5 +12,8 @@ AlgorithmInfo describe_barrier_double_ring();        ///< BA2: a token around th
 AlgorithmInfo describe_barrier_tree();               ///< BA6: binomial fan-in and fan-out
 AlgorithmInfo describe_barrier_two_proc();           ///< BA5: one exchange, exactly 2 ranks
 AlgorithmInfo describe_barrier_recexch();            ///< BA7: MPICH radix-k recursive exchange
+// block J: MPICH circ_graph and smp
+AlgorithmInfo describe_barrier_smp(); ///< BA8: node barrier, leader barrier, node release
+// end of block J
 
 } // namespace collsim::algorithms

@@ -22,5 +22,17 @@ AlgorithmInfo describe_bcast_two_level(); ///< BC14: leader bcast, then node bca
 // block G: NCCL
 AlgorithmInfo describe_bcast_nccl_ring(); ///< NCCL ring: pipelined chain from the root
 // end of block G
+// block J: MPICH circ_graph and smp
+AlgorithmInfo describe_bcast_circ_graph(); ///< BC12: Traff's circulant graph, N-1+lg p rounds
+// end of block J
+// block K: MPICH tree
+AlgorithmInfo describe_bcast_tree(); ///< BC11 without chunks: MPICH's k-ary tree
+namespace detail {
+/// MPICH's k-ary tree broadcast (bcast_pipelined_tree.cpp): in chunks of the `chunk_size`
+/// parameter when `pipelined`, else the whole vector in one message (MPIR_Bcast_intra_tree).
+core::Schedule kary_tree_bcast(const Request& req, const char* name, bool pipelined);
+std::string kary_tree_bcast_refusal(const Request& req, bool pipelined);
+} // namespace detail
+// end of block K
 
 } // namespace collsim::algorithms

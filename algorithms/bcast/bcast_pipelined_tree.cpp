@@ -68,9 +68,14 @@ Chunks chunks_of(std::uint64_t n, std::uint64_t c) {
   return {(n + c - 1) / c, rest == 0 ? c : rest, c};
 }
 
-OpCounts tree_counts(const Request& req) {
+/// The chunk size: the parameter, or 0 (one chunk) for MPICH's non-pipelined tree.
+std::uint64_t chunk_param(const Request& req, bool pipelined) {
+  return pipelined ? param(req, kChunk, 8192) : 0;
+}
+
+OpCounts tree_counts(const Request& req, bool pipelined) {
   const std::uint64_t p = req.ranks;
-  const Chunks ch = chunks_of(req.bytes.value, param(req, kChunk, 8192));
+  const Chunks ch = chunks_of(req.bytes.value, chunk_param(req, pipelined));
   if (p < 2 || ch.count == 0) {
     return {};
   }
@@ -82,10 +87,10 @@ OpCounts tree_counts(const Request& req) {
   return {2 * (p - 1) * ch.count, (p - 1 - root_children) * ch.count + (p - 1) * late};
 }
 
-void emit(OpSink& sink, const Request& req) {
+void emit(OpSink& sink, const Request& req, bool pipelined) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t k = param(req, kRadix, 2);
-  const Chunks ch = chunks_of(req.bytes.value, param(req, kChunk, 8192));
+  const Chunks ch = chunks_of(req.bytes.value, chunk_param(req, pipelined));
   if (p < 2 || ch.count == 0) {
     return;
   }
@@ -122,17 +127,25 @@ void emit(OpSink& sink, const Request& req) {
   }
 }
 
-core::Schedule generate_tree(const Request& req) {
-  core::Schedule s(make_header(req, 0, kName));
-  const OpCounts counts = tree_counts(req);
+} // namespace
+
+namespace detail {
+
+core::Schedule kary_tree_bcast(const Request& req, const char* name, bool pipelined) {
+  core::Schedule s(make_header(req, 0, name));
+  const OpCounts counts = tree_counts(req, pipelined);
   s.reserve(counts.ops, counts.deps);
   OpSink sink(s);
-  emit(sink, req);
+  emit(sink, req, pipelined);
   s.finish();
   return s;
 }
 
-} // namespace
+std::string kary_tree_bcast_refusal(const Request& req, bool pipelined) {
+  return size_limit_refusal(tree_counts(req, pipelined));
+}
+
+} // namespace detail
 
 AlgorithmInfo describe_bcast_pipelined_tree() {
   AlgorithmInfo a;
@@ -150,8 +163,8 @@ AlgorithmInfo describe_bcast_pipelined_tree() {
        "bytes per chunk (MPIR_CVAR_BCAST_TREE_PIPELINE_CHUNK_SIZE, default 8192; 0: one "
        "chunk)",
        {}}};
-  a.check = [](const Request& req) { return detail::size_limit_refusal(tree_counts(req)); };
-  a.generate = generate_tree;
+  a.check = [](const Request& req) { return detail::kary_tree_bcast_refusal(req, true); };
+  a.generate = [](const Request& req) { return detail::kary_tree_bcast(req, kName, true); };
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "about (h + K - 1)(a + k c b) for K chunks of c bytes down a k-ary tree of "
                    "height h; not exact on loggp (short first chunk, overlapping sends), no "

@@ -19,5 +19,8 @@ AlgorithmInfo describe_reduce_two_level(); ///< RD9: node reduce, then leader re
 // block G: NCCL
 AlgorithmInfo describe_reduce_nccl_ring(); ///< NCCL ring: pipelined chain to the root
 // end of block G
+// block J: MPICH circ_graph and smp
+AlgorithmInfo describe_reduce_circ_graph(); ///< RD10: the circulant-graph bcast reversed
+// end of block J
 
 } // namespace collsim::algorithms

@@ -84,34 +84,47 @@ TEST_CASE("every declared closed form equals the loggp engine on uniform",
           "[engines][closed-form]") {
   // The registry-wide version of the tests above: an algorithm that declares a cost for a request
   // promises that the event simulation (o = g = 0, copies free) gives exactly that time.
+  // Algorithms with a `radix` parameter are checked at radix 3 and 4 as well as the default.
   const auto registry = algorithms::make_default_registry();
   std::size_t checked = 0;
   for (const auto* algo : registry.list()) {
-    for (std::uint32_t p : {2u, 3u, 4u, 5u, 8u, 16u}) {
-      for (std::uint64_t n :
-           {std::uint64_t{0}, std::uint64_t{p} * 1024, std::uint64_t{p} * 4096 + p}) {
-        algorithms::Request req;
-        req.collective = algo->collective;
-        req.ranks = p;
-        req.bytes = core::Bytes{n};
-        req.root = core::has_root(algo->collective) ? p / 2 : 0;
-        if (!registry.refusal(*algo, req).empty()) {
-          continue;
+    std::vector<std::int64_t> radices{0}; // 0: the default
+    for (const auto& param : algo->params) {
+      if (param.name == "radix") {
+        radices = {0, 3, 4};
+      }
+    }
+    for (const std::int64_t radix : radices) {
+      for (std::uint32_t p : {2u, 3u, 4u, 5u, 8u, 9u, 16u}) {
+        for (std::uint64_t n :
+             {std::uint64_t{0}, std::uint64_t{p} * 1024, std::uint64_t{p} * 4096 + p}) {
+          algorithms::Request req;
+          req.collective = algo->collective;
+          req.ranks = p;
+          req.bytes = core::Bytes{n};
+          req.root = core::has_root(algo->collective) ? p / 2 : 0;
+          if (radix != 0) {
+            req.params["radix"] = radix;
+          }
+          if (!registry.refusal(*algo, req).empty()) {
+            continue;
+          }
+          const auto cost = registry.cost(*algo, req);
+          if (!cost) {
+            continue;
+          }
+          const auto topo = textbook(p);
+          const double simulated =
+              engines::LogGPEngine{}.run(registry.generate(*algo, req), topo, {}).time.value;
+          const auto abg = engines::alpha_beta_gamma(topo, p);
+          const double closed =
+              engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes)
+                  .value;
+          INFO(core::to_string(algo->collective)
+               << " " << algo->name << " p=" << p << " n=" << n << " radix=" << radix);
+          CHECK(simulated == Approx(closed).epsilon(1e-9).margin(1e-15));
+          ++checked;
         }
-        const auto cost = registry.cost(*algo, req);
-        if (!cost) {
-          continue;
-        }
-        const auto topo = textbook(p);
-        const double simulated =
-            engines::LogGPEngine{}.run(registry.generate(*algo, req), topo, {}).time.value;
-        const auto abg = engines::alpha_beta_gamma(topo, p);
-        const double closed =
-            engines::analytic_time(abg, cost->alpha_terms, cost->beta_bytes, cost->gamma_bytes)
-                .value;
-        INFO(core::to_string(algo->collective) << " " << algo->name << " p=" << p << " n=" << n);
-        CHECK(simulated == Approx(closed).epsilon(1e-9).margin(1e-15));
-        ++checked;
       }
     }
   }
