@@ -1,4 +1,7 @@
 #include "algorithm_test_support.hpp"
+#include "collsim/core/verify.hpp"
+
+#include <catch2/catch.hpp>
 
 namespace collsim::testing {
 
@@ -8,6 +11,39 @@ algorithms::Request allreduce_request(std::uint32_t ranks, std::uint64_t bytes) 
   req.ranks = ranks;
   req.bytes = core::Bytes{bytes};
   return req;
+}
+
+core::Schedule allreduce_schedule(const std::string& name, std::uint32_t p, std::uint64_t n,
+                                  const Params& params) {
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req = allreduce_request(p, n);
+  req.params = params;
+  return reg.generate(reg.find(core::CollectiveKind::allreduce, name), req);
+}
+
+std::optional<algorithms::CostTerms> allreduce_cost(const std::string& name, std::uint32_t p,
+                                                    std::uint64_t n, const Params& params) {
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req = allreduce_request(p, n);
+  req.params = params;
+  return reg.cost(reg.find(core::CollectiveKind::allreduce, name), req);
+}
+
+void check_allreduce_variants(const std::string& name, const std::vector<Params>& variants) {
+  for (const auto& params : variants) {
+    for (std::uint32_t p = 1; p <= 20; ++p) {
+      for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} + 3,
+                                    std::uint64_t{1000}, std::uint64_t{4099}}) {
+        std::string desc;
+        for (const auto& [key, value] : params) {
+          desc += key + "=" + std::to_string(value) + " ";
+        }
+        const auto report = core::check_semantics(allreduce_schedule(name, p, n, params));
+        INFO(desc << "p=" << p << " n=" << n << ": " << report.summary());
+        CHECK(report.ok());
+      }
+    }
+  }
 }
 
 std::vector<RankTraffic> traffic(const core::Schedule& s) {

@@ -5,6 +5,8 @@
 #include "collsim/core/schedule.hpp"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,18 @@ namespace collsim::testing {
 
 /// An allreduce request of `bytes` bytes over `ranks` ranks.
 algorithms::Request allreduce_request(std::uint32_t ranks, std::uint64_t bytes);
+
+/// Algorithm parameters by name, as a test writes them.
+using Params = std::map<std::string, std::int64_t>;
+/// The default registry's allreduce algorithm `name` for p ranks and n bytes: its schedule, and its
+/// declared closed form.
+core::Schedule allreduce_schedule(const std::string& name, std::uint32_t p, std::uint64_t n,
+                                  const Params& params = {});
+std::optional<algorithms::CostTerms> allreduce_cost(const std::string& name, std::uint32_t p,
+                                                    std::uint64_t n, const Params& params = {});
+/// check_semantics (which runs validate() and its race check first) of allreduce `name` on 1..20
+/// ranks and 0, 1, p+3, 1000 and 4099 bytes, for each parameter variant (Catch2 CHECKs).
+void check_allreduce_variants(const std::string& name, const std::vector<Params>& variants);
 
 /// What one rank sends and receives.
 struct RankTraffic {

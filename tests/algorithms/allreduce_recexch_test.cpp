@@ -9,38 +9,16 @@
 using namespace collsim;
 
 namespace {
-core::Schedule generate(std::uint32_t p, std::uint64_t n,
-                        const std::map<std::string, std::int64_t>& params = {}) {
-  const auto reg = algorithms::make_default_registry();
-  algorithms::Request req = testing::allreduce_request(p, n);
-  req.params = params;
-  return reg.generate(reg.find(core::CollectiveKind::allreduce, "recexch"), req);
+constexpr const char* kName = "recexch";
+core::Schedule generate(std::uint32_t p, std::uint64_t n, const testing::Params& params = {}) {
+  return testing::allreduce_schedule(kName, p, n, params);
 }
-
 std::optional<algorithms::CostTerms> cost(std::uint32_t p, std::uint64_t n,
-                                          const std::map<std::string, std::int64_t>& params = {}) {
-  const auto reg = algorithms::make_default_registry();
-  algorithms::Request req = testing::allreduce_request(p, n);
-  req.params = params;
-  return reg.cost(reg.find(core::CollectiveKind::allreduce, "recexch"), req);
+                                          const testing::Params& params = {}) {
+  return testing::allreduce_cost(kName, p, n, params);
 }
-
-/// check_semantics (which runs validate() and its race check first) on many shapes.
-void check_all(const std::vector<std::map<std::string, std::int64_t>>& variants) {
-  for (const auto& params : variants) {
-    for (std::uint32_t p = 1; p <= 20; ++p) {
-      for (const std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{p} + 3,
-                                    std::uint64_t{1000}, std::uint64_t{4099}}) {
-        std::string desc;
-        for (const auto& [key, value] : params) {
-          desc += key + "=" + std::to_string(value) + " ";
-        }
-        const auto report = core::check_semantics(generate(p, n, params));
-        INFO(desc << "p=" << p << " n=" << n << ": " << report.summary());
-        CHECK(report.ok());
-      }
-    }
-  }
+void check_all(const std::vector<testing::Params>& variants) {
+  testing::check_allreduce_variants(kName, variants);
 }
 } // namespace
 
