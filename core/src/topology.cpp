@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <limits>
+#include <unordered_map>
 
 namespace collsim::core {
 
@@ -17,6 +18,7 @@ std::string_view to_string(DeviceKind k) {
   case DeviceKind::pcie_switch: return "pcie_switch";
   case DeviceKind::nic: return "nic";
   case DeviceKind::network_switch: return "network_switch";
+  case DeviceKind::numa: return "numa";
   }
   throw InternalError("unknown DeviceKind value");
 }
@@ -30,6 +32,7 @@ std::string_view to_string(LinkKind k) {
   case LinkKind::ethernet: return "ethernet";
   case LinkKind::upi: return "upi";
   case LinkKind::intra: return "intra";
+  case LinkKind::memory: return "memory";
   }
   throw InternalError("unknown LinkKind value");
 }
@@ -90,39 +93,84 @@ void Topology::map_ranks(std::vector<DeviceId> devices) {
   rank_device_ = std::move(devices);
 }
 
-std::vector<LinkId> Topology::shortest_path(DeviceId from, DeviceId to) const {
+std::vector<LinkId> Topology::shortest_path(DeviceId from, DeviceId to,
+                                            std::uint32_t within) const {
   if (from == to) {
     return {};
   }
-  const auto n = boost::num_vertices(graph_);
   constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
-  std::vector<LinkId> via(n, kNone); // the link that first reached each vertex
-  std::vector<bool> seen(n, false);
+  constexpr std::uint32_t kUnseen = std::numeric_limits<std::uint32_t>::max();
+  // Sparse state: a search inside one node touches a handful of devices of a graph that may hold
+  // a million, so nothing of size n is allocated or cleared per search.
+  struct Visit {
+    std::uint32_t dist = kUnseen;
+    LinkId via = kNone; // the link that reached the vertex on its best path
+    double width = 0.0; // that path's bottleneck bandwidth
+  };
+  std::unordered_map<DeviceId, Visit> visits;
+  visits.reserve(32);
+  const auto find = [&](DeviceId v) -> Visit* {
+    const auto it = visits.find(v);
+    return it == visits.end() ? nullptr : &it->second;
+  };
+  visits.emplace(from, Visit{0, kNone, std::numeric_limits<double>::infinity()});
   std::vector<DeviceId> queue{from};
-  seen[from] = true;
   const auto index = boost::get(boost::edge_index, graph_);
-  // Breadth-first in link-id order: deterministic, fewest hops.
-  for (std::size_t head = 0; head < queue.size() && !seen[to]; ++head) {
+  std::uint32_t target_dist = kUnseen;
+  // Breadth-first by levels, in link-id order: fewest hops; among equally short paths the widest
+  // bottleneck wins (a double NVLink over a single one), and the first in link order after that,
+  // so routes are deterministic. A vertex of level L+1 is only expanded after every vertex of
+  // level L, so improving its predecessor before then is safe.
+  for (std::size_t head = 0; head < queue.size(); ++head) {
     const DeviceId u = queue[head];
+    const Visit here = *find(u);
+    if (here.dist >= target_dist) {
+      break;
+    }
     for (auto [e, end] = boost::out_edges(u, graph_); e != end; ++e) {
       const auto v = static_cast<DeviceId>(boost::target(*e, graph_));
-      if (!seen[v]) {
-        seen[v] = true;
-        via[v] = index[*e];
+      if (v != to && devices_[v].node != within) {
+        continue;
+      }
+      const LinkId id = index[*e];
+      const double width = std::min(here.width, links_[id].bandwidth.bytes_per_second);
+      Visit* seen = find(v);
+      if (seen == nullptr) {
+        visits.emplace(v, Visit{here.dist + 1, id, width});
         queue.push_back(v);
+        if (v == to) {
+          target_dist = here.dist + 1;
+        }
+      } else if (seen->dist == here.dist + 1 && width > seen->width) {
+        seen->via = id;
+        seen->width = width;
       }
     }
   }
-  if (!seen[to]) {
+  if (target_dist == kUnseen) {
     throw EngineError(fmt::format("no route from device '{}' to device '{}'", devices_[from].name,
                                   devices_[to].name));
   }
   std::vector<LinkId> path;
-  for (DeviceId v = to; v != from; v = links_[via[v]].from) {
-    path.push_back(via[v]);
+  for (DeviceId v = to; v != from;) {
+    const LinkId via = find(v)->via;
+    path.push_back(via);
+    v = links_[via].from;
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+void Topology::network_path(DeviceId from, DeviceId to, std::vector<LinkId>& path) const {
+  if (from == to) {
+    return;
+  }
+  if (router_) {
+    router_->route(*this, from, to, path);
+    return;
+  }
+  const auto mid = shortest_path(from, to, kNetworkNode);
+  path.insert(path.end(), mid.begin(), mid.end());
 }
 
 std::vector<LinkId> Topology::route(Rank a, Rank b) const {
@@ -141,18 +189,31 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
   }
   const Device& src = devices_[da];
   const Device& dst = devices_[db];
-  // Leaving the node: to another node's device, or to a device of the network itself.
-  const auto leaves = [](const Device& from, const Device& to) {
-    return from.egress != kNoDevice &&
-           (to.node != from.node || to.kind == DeviceKind::network_switch);
-  };
-  const DeviceId out = leaves(src, dst) ? src.egress : da;
-  const DeviceId in = leaves(dst, src) ? dst.egress : db;
-  auto path = shortest_path(da, out);
-  const auto mid = shortest_path(out, in);
-  const auto tail = shortest_path(in, db);
-  path.insert(path.end(), mid.begin(), mid.end());
-  path.insert(path.end(), tail.begin(), tail.end());
+  if (src.node == dst.node && src.node != kNetworkNode) {
+    // Without PCIe peer-to-peer, a GPU's data for a peer GPU is staged in host memory.
+    const bool staged = (!src.p2p || !dst.p2p) && src.kind == DeviceKind::gpu &&
+                        dst.kind == DeviceKind::gpu && src.host != kNoDevice;
+    if (!staged) {
+      return shortest_path(da, db, src.node);
+    }
+    auto path = shortest_path(da, src.host, src.node);
+    const auto tail = shortest_path(src.host, db, src.node);
+    path.insert(path.end(), tail.begin(), tail.end());
+    return path;
+  }
+  // Leaving the node: to another node's device, or to a device of the network itself. A device
+  // without an egress NIC (a NIC, or a node with no NIC) enters the network where it is.
+  const DeviceId out = src.node != kNetworkNode && src.egress != kNoDevice ? src.egress : da;
+  const DeviceId in = dst.node != kNetworkNode && dst.egress != kNoDevice ? dst.egress : db;
+  std::vector<LinkId> path;
+  if (out != da) {
+    path = shortest_path(da, out, src.node);
+  }
+  network_path(out, in, path);
+  if (in != db) {
+    const auto tail = shortest_path(in, db, dst.node);
+    path.insert(path.end(), tail.begin(), tail.end());
+  }
   return path;
 }
 
@@ -179,12 +240,49 @@ std::vector<DeviceId> Topology::reducing_switches() const {
   return out;
 }
 
+std::vector<LinkId> Topology::out_links(DeviceId d) const {
+  std::vector<LinkId> out;
+  if (full_mesh_) {
+    return out;
+  }
+  const auto index = boost::get(boost::edge_index, graph_);
+  for (auto [e, end] = boost::out_edges(d, graph_); e != end; ++e) {
+    out.push_back(index[*e]);
+  }
+  return out;
+}
+
+std::optional<LinkId> Topology::link_between(DeviceId a, DeviceId b) const {
+  if (full_mesh_) {
+    return std::nullopt;
+  }
+  const auto index = boost::get(boost::edge_index, graph_);
+  for (auto [e, end] = boost::out_edges(a, graph_); e != end; ++e) {
+    if (boost::target(*e, graph_) == b) {
+      return index[*e];
+    }
+  }
+  return std::nullopt;
+}
+
+LinkId Topology::link(DeviceId a, DeviceId b) const {
+  const auto l = link_between(a, b);
+  if (!l) {
+    throw InternalError(fmt::format("no link from '{}' to '{}'", devices_[a].name,
+                                    devices_[b].name));
+  }
+  return *l;
+}
+
 RouteCost Topology::cost_of(const std::vector<LinkId>& path) const {
   RouteCost c;
   c.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-  for (LinkId id : path) {
-    const Link& l = links_[id];
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const Link& l = links_[path[i]];
     c.latency = c.latency + l.latency;
+    if (i + 1 < path.size()) {
+      c.latency = c.latency + devices_[l.to].latency; // a switch (or GPU) passed through
+    }
     c.bottleneck = std::min(c.bottleneck, l.bandwidth);
   }
   c.hops = static_cast<std::uint32_t>(path.size());
@@ -204,6 +302,8 @@ RouteCost Topology::route_cost(Rank a, Rank b) const {
 bool Topology::operator==(const Topology& other) const {
   return devices_ == other.devices_ && links_ == other.links_ &&
          rank_device_ == other.rank_device_ && full_mesh_ == other.full_mesh_ &&
+         (router_ ? router_->describe() : "") ==
+             (other.router_ ? other.router_->describe() : "") &&
          mesh_bandwidth_ == other.mesh_bandwidth_ && mesh_latency_ == other.mesh_latency_;
 }
 

@@ -4,7 +4,7 @@
 namespace collsim::topologies {
 
 std::vector<std::string> builder_kinds() {
-  return {"uniform", "cluster"};
+  return {"uniform", "cluster", "system"};
 }
 
 core::Topology build(const core::TopologySpec& spec, std::uint32_t ranks) {
@@ -16,6 +16,9 @@ core::Topology build(const core::TopologySpec& spec, std::uint32_t ranks) {
   }
   if (spec.kind == "cluster") {
     return build_cluster(spec.cluster, spec.endpoint, ranks);
+  }
+  if (spec.kind == "system") {
+    return build_system(spec, ranks);
   }
   throw core::UnknownNameError("topology kind", spec.kind, builder_kinds());
 }

@@ -39,8 +39,8 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
   core::EndpointParams switch_ep;
   switch_ep.reduce_bandwidth = c.switch_reduce_bandwidth;
   const core::DeviceId net =
-      t.add_device(Device{"network", DeviceKind::network_switch, 0, core::kNoDevice, switch_ep,
-                          c.network_switch_reduces});
+      t.add_device(Device{"network", DeviceKind::network_switch, core::kNetworkNode,
+                          core::kNoDevice, switch_ep, c.network_switch_reduces});
   const Seconds half_intra = c.intra_latency * 0.5;
   const Seconds nic_link = c.nic_latency + c.switch_latency * 0.5;
   std::vector<core::DeviceId> rank_device;

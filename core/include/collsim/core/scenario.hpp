@@ -45,6 +45,123 @@ struct ClusterSpec {
   bool operator==(const ClusterSpec&) const = default;
 };
 
+// ---- kind: system (docs/scenario-format.md, "kind: system") -------------------------------------
+
+/// NVLink inside a GPU node.
+struct NvlinkSpec {
+  /// "none", "all_to_all" (every pair joined by links_per_pair links), "switch" (NVSwitch: each
+  /// GPU has links_per_gpu links into one switch plane), "bridges" (GPUs 2i and 2i+1 joined by
+  /// links_per_pair links) or "explicit" (the `links` list: DGX-1's hybrid cube-mesh).
+  std::string kind = "none";
+  Bandwidth link_bandwidth{25e9}; ///< per NVLink and direction
+  Seconds latency{2e-6};          ///< GPU to GPU, end to end
+  std::uint32_t links_per_pair = 1;
+  std::uint32_t links_per_gpu = 12;
+  struct Pair {
+    std::uint32_t a = 0, b = 0, links = 1;
+    bool operator==(const Pair&) const = default;
+  };
+  std::vector<Pair> links; ///< explicit: GPU a, GPU b, number of NVLinks
+  bool sharp = false;      ///< NVSwitch with NVLink SHARP (NVLS): the switch reduces
+  Bandwidth sharp_reduce_bandwidth{0};
+  bool operator==(const NvlinkSpec&) const = default;
+};
+
+/// The PCIe tree of a node: GPUs and NICs under PCIe switches (or directly on the CPU root
+/// complexes when switches = 0), switches on the sockets' root complexes.
+struct PcieSpec {
+  std::uint32_t gen = 4;   ///< 3, 4, 5 or 6
+  std::uint32_t lanes = 16;
+  Bandwidth bandwidth{0};  ///< per link and direction; 0: from gen and lanes
+  std::uint32_t switches = 0;
+  bool p2p = true;         ///< GPU peer-to-peer through the switches
+  Seconds latency{0.5e-6}; ///< per PCIe link
+  Seconds switch_latency{105e-9};
+  bool operator==(const PcieSpec&) const = default;
+};
+
+/// Sockets, NUMA domains and cores of a node.
+struct CpuSpec {
+  std::uint32_t sockets = 1;
+  std::uint32_t numa_per_socket = 1;
+  std::uint32_t cores_per_socket = 1;
+  Bandwidth memory_bandwidth{100e9}; ///< per socket, shared by its NUMA domains
+  Seconds memory_latency{0.1e-6};    ///< core to its NUMA domain's memory
+  std::string inter_socket = "upi";  ///< upi, infinity_fabric or xbus (for summaries)
+  Bandwidth inter_socket_bandwidth{62.4e9};
+  Seconds inter_socket_latency{0.1e-6};
+  bool operator==(const CpuSpec&) const = default;
+};
+
+struct NodeSpec {
+  std::uint32_t gpus = 0;        ///< 0: a CPU node, ranks on cores
+  Bandwidth reduce_bandwidth{0}; ///< per rank (GPU or core); 0: CPU nodes use memory bandwidth / 3
+  NvlinkSpec nvlink;
+  PcieSpec pcie;
+  CpuSpec cpu;
+  std::uint32_t nics = 1;
+  Bandwidth nic_bandwidth{25e9};
+  Seconds nic_latency{0.3e-6}; ///< NIC to its first switch
+  bool operator==(const NodeSpec&) const = default;
+};
+
+/// The network joining the nodes' NICs.
+struct NetworkSpec {
+  /// "switch" (one non-blocking switch), "fat_tree", "dragonfly", "dragonfly_plus" or "torus".
+  std::string kind = "switch";
+  Bandwidth link_bandwidth{0};   ///< switch-to-switch links; 0: the NIC bandwidth
+  Seconds link_latency{0.0};     ///< per switch-to-switch cable
+  Seconds switch_latency{90e-9}; ///< per switch (router) a route passes through
+  bool sharp = false;            ///< InfiniBand SHARP: the top switch reduces
+  Bandwidth sharp_reduce_bandwidth{0};
+  bool rail_optimized = false; ///< NIC k of every node on the same leaf (rail k)
+  // fat_tree: a folded Clos of radix-port switches, tapered down:up at the leaves
+  std::uint32_t levels = 2; ///< 1, 2 (leaf/spine) or 3 (leaf/aggregation/core)
+  std::uint32_t radix = 40;
+  double taper = 1.0; ///< leaf down:up ratio (oversubscription), >= 1
+  // dragonfly (Kim et al. 2008): groups of routers, all-to-all inside a group, global links
+  std::uint32_t groups = 0; ///< 0: as few as the hosts need
+  std::uint32_t routers_per_group = 8;
+  std::uint32_t hosts_per_router = 4; ///< also torus
+  std::uint32_t global_links_per_router = 4;
+  // dragonfly_plus (Shpiner et al. 2017): groups are leaf/spine fat trees, spines carry globals
+  std::uint32_t leaves_per_group = 10;
+  std::uint32_t spines_per_group = 10;
+  std::uint32_t hosts_per_leaf = 20;
+  std::uint32_t global_links_per_spine = 19;
+  std::string routing = "minimal"; ///< dragonfly, dragonfly_plus: minimal or valiant
+  // torus
+  std::vector<std::uint32_t> dims; ///< 2 or 3 extents
+  bool operator==(const NetworkSpec&) const = default;
+};
+
+/// One line of an Open MPI rankfile: rank `rank` on node `node`, slot `slot` of that node.
+struct RankSlot {
+  std::uint32_t rank = 0;
+  std::uint32_t node = 0;
+  std::uint32_t slot = 0;
+  SourcePos pos;
+  bool operator==(const RankSlot&) const = default;
+};
+
+struct PlacementSpec {
+  /// block (fill a node, then the next), cyclic (round-robin over nodes), numa (round-robin over
+  /// the NUMA domains of a node, then the next node), rankfile (the `rankfile` lines).
+  std::string order = "block";
+  std::uint32_t ranks_per_node = 0; ///< 0: every slot (GPU, or core on CPU nodes)
+  std::string rankfile;             ///< the path as written
+  std::vector<RankSlot> slots;      ///< the rankfile, parsed when the scenario is loaded
+  bool operator==(const PlacementSpec&) const = default;
+};
+
+struct SystemSpec {
+  std::uint32_t nodes = 0; ///< 0: as many as the study's ranks need
+  NodeSpec node;
+  NetworkSpec network;
+  PlacementSpec placement;
+  bool operator==(const SystemSpec&) const = default;
+};
+
 /// Endpoint parameters shared by every builder (LogGP o and g, local copy rate).
 struct EndpointSpec {
   Seconds overhead{0.0};
@@ -54,11 +171,20 @@ struct EndpointSpec {
 };
 
 struct TopologySpec {
-  std::string kind = "uniform"; ///< "uniform" or "cluster"
+  std::string kind = "uniform"; ///< "uniform", "cluster" or "system"
   UniformSpec uniform;
   ClusterSpec cluster;
+  SystemSpec system;
   EndpointSpec endpoint;
   SourcePos pos; ///< where the `topology` section starts
+  /// Where each value was written, by YAML path ("topology.network.radix"), so that builders can
+  /// point at the value behind a count that turns out impossible.
+  std::map<std::string, SourcePos> value_pos;
+  /// The position of the value at `path`, or of the section when it was not written (a default).
+  [[nodiscard]] const SourcePos& where(const std::string& path) const {
+    const auto it = value_pos.find(path);
+    return it == value_pos.end() ? pos : it->second;
+  }
   bool operator==(const TopologySpec&) const = default;
 };
 

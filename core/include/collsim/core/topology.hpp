@@ -3,9 +3,14 @@
 // routes between ranks (ARCHITECTURE.md, "Topology"). Engines read routes; they never build them.
 //
 // Two routing modes:
-//   * graph: routes are shortest paths (breadth-first, fewest hops) in the device graph. Between
-//     nodes, a device with an egress NIC routes device -> its NIC -> ... -> peer's NIC -> peer
-//     (GPU-to-NIC affinity, as NCCL and MPI pin them).
+//   * graph: inside a node, routes are shortest paths (fewest hops, then the widest bottleneck)
+//     through that node's devices only, so two GPUs without a direct NVLink meet through an
+//     intermediate GPU (NCCL's PATH_NVB) before PCIe. Between nodes, a device with an egress NIC
+//     routes device -> its NIC -> network -> peer's NIC -> peer (GPU-to-NIC affinity, as NCCL and
+//     MPI pin them). The network part is the fabric's own routing when its builder installed a
+//     NetworkRouter (fat-tree up/down, DragonFly minimal or Valiant, torus dimension order), else
+//     the shortest path through network devices. Routes are computed on demand, never as
+//     all-pairs tables.
 //   * full mesh (the textbook alpha-beta model): every ordered pair of ranks has its own link with
 //     the same bandwidth and latency. The p*(p-1) links are implicit, so a 2^20-rank study is
 //     cheap.
@@ -15,6 +20,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +31,8 @@ namespace collsim::core {
 using DeviceId = std::uint32_t;
 using LinkId = std::uint32_t;
 inline constexpr DeviceId kNoDevice = 0xffffffffu;
+/// Device::node of the devices of the network (switches, routers): they belong to no node.
+inline constexpr std::uint32_t kNetworkNode = 0xffffffffu;
 
 enum class DeviceKind : std::uint8_t {
   endpoint,
@@ -33,9 +41,19 @@ enum class DeviceKind : std::uint8_t {
   nvswitch,
   pcie_switch,
   nic,
-  network_switch
+  network_switch,
+  numa ///< a NUMA domain: the memory that cores of a socket share
 };
-enum class LinkKind : std::uint8_t { generic, nvlink, pcie, ib, ethernet, upi, intra };
+enum class LinkKind : std::uint8_t {
+  generic,
+  nvlink,
+  pcie,
+  ib,
+  ethernet,
+  upi,  ///< inter-socket link (UPI, Infinity Fabric xGMI, X-Bus)
+  intra,
+  memory ///< core <-> its NUMA domain (shared-memory transfers)
+};
 std::string_view to_string(DeviceKind k);
 std::string_view to_string(LinkKind k);
 
@@ -57,6 +75,13 @@ struct Device {
   /// In-network reduction (InfiniBand SHARP, NVLink SHARP): the device can take part in a
   /// schedule as an agent that reduces what it receives, at endpoint.reduce_bandwidth.
   bool reduces = false;
+  /// Forwarding latency added when a route passes through the device (a switch hop).
+  Seconds latency{0.0};
+  /// The CPU root complex (or NUMA domain) the device hangs from; kNoDevice: none.
+  DeviceId host = kNoDevice;
+  /// false: PCIe peer-to-peer is off for this GPU, so traffic to another GPU of its node is
+  /// staged through host memory (device -> host -> peer), as CUDA does without P2P.
+  bool p2p = true;
   bool operator==(const Device&) const = default;
 };
 
@@ -78,6 +103,24 @@ struct RouteCost {
   bool operator==(const RouteCost&) const = default;
 };
 
+class Topology;
+
+/// The routing of a structured network: the builder of a fat-tree, DragonFly or torus installs one
+/// so that routes between network devices follow the fabric's own deterministic routing and cost
+/// O(hops) to compute, however large the fabric.
+class NetworkRouter {
+public:
+  NetworkRouter() = default;
+  NetworkRouter(const NetworkRouter&) = delete;
+  NetworkRouter& operator=(const NetworkRouter&) = delete;
+  virtual ~NetworkRouter() = default;
+  /// Appends the links from `from` to `to` (NICs or devices of the network, from != to).
+  virtual void route(const Topology& t, DeviceId from, DeviceId to,
+                     std::vector<LinkId>& path) const = 0;
+  /// How it routes, for summaries: "up/down, D-mod-k", "minimal", "Valiant", ...
+  [[nodiscard]] virtual std::string describe() const = 0;
+};
+
 class Topology {
 public:
   Topology() = default;
@@ -93,6 +136,9 @@ public:
   void add_duplex(DeviceId a, DeviceId b, Bandwidth bw, Seconds latency, LinkKind kind);
   /// Maps rank i to device `devices[i]`.
   void map_ranks(std::vector<DeviceId> devices);
+  /// Installs the routing of the network part (see NetworkRouter); none: shortest paths.
+  void set_router(std::shared_ptr<const NetworkRouter> router) { router_ = std::move(router); }
+  [[nodiscard]] const NetworkRouter* router() const { return router_.get(); }
 
   [[nodiscard]] bool is_full_mesh() const { return full_mesh_; }
   [[nodiscard]] std::uint32_t rank_count() const {
@@ -112,6 +158,12 @@ public:
   [[nodiscard]] std::optional<DeviceId> find_device(std::string_view name) const;
   /// The devices that can reduce in the network (Device::reduces), in id order.
   [[nodiscard]] std::vector<DeviceId> reducing_switches() const;
+  /// The links leaving device d, in id order.
+  [[nodiscard]] std::vector<LinkId> out_links(DeviceId d) const;
+  /// The first link from a to b, if they are adjacent.
+  [[nodiscard]] std::optional<LinkId> link_between(DeviceId a, DeviceId b) const;
+  /// Same as link_between, but throws InternalError when a and b are not adjacent (for routers).
+  [[nodiscard]] LinkId link(DeviceId a, DeviceId b) const;
 
   /// The links a message from rank a to rank b crosses, in order (empty when a == b). In full-mesh
   /// mode the single implicit link has no id; use route_cost. Throws EngineError if unreachable.
@@ -121,12 +173,17 @@ public:
   /// outside its node (another node's device, a network switch) through that NIC.
   [[nodiscard]] std::vector<LinkId> route_between(DeviceId a, DeviceId b) const;
   [[nodiscard]] RouteCost route_cost_between(DeviceId a, DeviceId b) const;
+  /// What a route costs: the sum of its links' latencies plus the forwarding latency of every
+  /// device it passes through, its narrowest link and its length in links.
+  [[nodiscard]] RouteCost cost_of(const std::vector<LinkId>& path) const;
 
   bool operator==(const Topology& other) const;
 
 private:
-  std::vector<LinkId> shortest_path(DeviceId from, DeviceId to) const;
-  RouteCost cost_of(const std::vector<LinkId>& path) const;
+  /// Fewest hops, then widest bottleneck, through devices of node `within` (and `to`).
+  std::vector<LinkId> shortest_path(DeviceId from, DeviceId to, std::uint32_t within) const;
+  /// The network part of a route between two NICs (or network devices).
+  void network_path(DeviceId from, DeviceId to, std::vector<LinkId>& path) const;
 
   using Graph =
       boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
@@ -135,6 +192,7 @@ private:
   std::vector<Device> devices_;
   std::vector<Link> links_;
   std::vector<DeviceId> rank_device_;
+  std::shared_ptr<const NetworkRouter> router_;
   bool full_mesh_ = false;
   Bandwidth mesh_bandwidth_;
   Seconds mesh_latency_;

@@ -23,5 +23,13 @@ core::Topology build_uniform(const core::UniformSpec& u, const core::EndpointSpe
 /// N nodes x G devices, a switch per node, NICs to one non-blocking network switch.
 core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpec& e,
                              std::uint32_t ranks);
+/// Real systems: GPU or CPU nodes (NVLink, NVSwitch, PCIe tree, sockets and NUMA domains, NICs)
+/// joined by a network (switch, fat-tree, DragonFly, DragonFly+, torus), ranks placed by
+/// spec.system.placement.
+core::Topology build_system(const core::TopologySpec& spec, std::uint32_t ranks);
+/// The checks between values of a topology that the loader cannot make key by key (a rankfile
+/// naming a node the system does not have, a network too small for the nodes' NICs); throws
+/// core::ScenarioError at the offending value. io::load_scenario calls it.
+void validate(const core::TopologySpec& spec);
 
 } // namespace collsim::topologies
