@@ -194,7 +194,7 @@ std::string default_scenario_path() {
   if (std::filesystem::exists(built)) {
     return built.string();
   }
-  return local.string(); // the loader reports that it cannot be opened
+  return "default"; // the compiled-in preset: collsim runs from any directory
 }
 
 } // namespace collsim::cli

@@ -10,5 +10,6 @@ void add_sim(CLI::App& app);
 void add_algorithms(CLI::App& app);
 void add_schedule(CLI::App& app);
 void add_verify(CLI::App& app);
+void add_topology(CLI::App& app);
 
 } // namespace collsim::cli

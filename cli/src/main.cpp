@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_algorithms(app);
   collsim::cli::add_schedule(app);
   collsim::cli::add_verify(app);
+  collsim::cli::add_topology(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -19,6 +19,7 @@ std::string_view to_string(DeviceKind k) {
   case DeviceKind::nic: return "nic";
   case DeviceKind::network_switch: return "network_switch";
   case DeviceKind::numa: return "numa";
+  case DeviceKind::core: return "core";
   }
   throw InternalError("unknown DeviceKind value");
 }
@@ -268,8 +269,8 @@ std::optional<LinkId> Topology::link_between(DeviceId a, DeviceId b) const {
 LinkId Topology::link(DeviceId a, DeviceId b) const {
   const auto l = link_between(a, b);
   if (!l) {
-    throw InternalError(fmt::format("no link from '{}' to '{}'", devices_[a].name,
-                                    devices_[b].name));
+    throw InternalError(
+        fmt::format("no link from '{}' to '{}'", devices_[a].name, devices_[b].name));
   }
   return *l;
 }
@@ -302,8 +303,7 @@ RouteCost Topology::route_cost(Rank a, Rank b) const {
 bool Topology::operator==(const Topology& other) const {
   return devices_ == other.devices_ && links_ == other.links_ &&
          rank_device_ == other.rank_device_ && full_mesh_ == other.full_mesh_ &&
-         (router_ ? router_->describe() : "") ==
-             (other.router_ ? other.router_->describe() : "") &&
+         (router_ ? router_->describe() : "") == (other.router_ ? other.router_->describe() : "") &&
          mesh_bandwidth_ == other.mesh_bandwidth_ && mesh_latency_ == other.mesh_latency_;
 }
 

@@ -1,5 +1,9 @@
 #include "collsim/io/scenario_loader.hpp"
 
+#include "collsim/io/presets.hpp"
+#include "collsim/io/rankfile.hpp"
+#include "collsim/topologies/build.hpp"
+
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/sizes.hpp"
@@ -30,7 +34,7 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 4> kScenarioKeys{"name", "description", "topology",
+constexpr std::array<std::string_view, 5> kScenarioKeys{"name", "base", "description", "topology",
                                                         "studies"};
 constexpr std::array<std::string_view, 3> kScenarioRequired{"name", "topology", "studies"};
 
@@ -52,7 +56,29 @@ constexpr std::array<std::string_view, 16> kClusterKeys{"kind",
                                                         "overhead",
                                                         "gap",
                                                         "copy_bandwidth"};
-constexpr std::array<std::string_view, 2> kTopologyKinds{"uniform", "cluster"};
+constexpr std::array<std::string_view, 8> kSystemKeys{
+    "kind", "nodes", "node", "network", "placement", "overhead", "gap", "copy_bandwidth"};
+constexpr std::array<std::string_view, 8> kNodeKeys{
+    "gpus", "reduce_bandwidth", "nvlink", "pcie", "cpu", "nics", "nic_bandwidth", "nic_latency"};
+constexpr std::array<std::string_view, 5> kNvlinkKinds{"none", "all_to_all", "switch", "bridges",
+                                                       "explicit"};
+constexpr std::array<std::string_view, 8> kNvlinkKeys{
+    "kind",          "link_bandwidth", "latency", "links_per_pair",
+    "links_per_gpu", "links",          "sharp",   "sharp_reduce_bandwidth"};
+constexpr std::array<std::string_view, 7> kPcieKeys{"gen", "lanes",   "bandwidth",     "switches",
+                                                    "p2p", "latency", "switch_latency"};
+constexpr std::array<std::string_view, 8> kCpuKeys{
+    "sockets",        "numa_per_socket", "cores_per_socket",       "memory_bandwidth",
+    "memory_latency", "inter_socket",    "inter_socket_bandwidth", "inter_socket_latency"};
+constexpr std::array<std::string_view, 3> kInterSocketKinds{"upi", "infinity_fabric", "xbus"};
+constexpr std::array<std::string_view, 5> kNetworkKinds{"switch", "fat_tree", "dragonfly",
+                                                        "dragonfly_plus", "torus"};
+constexpr std::array<std::string_view, 6> kNetworkCommonKeys{
+    "kind", "link_bandwidth", "link_latency", "switch_latency", "sharp", "sharp_reduce_bandwidth"};
+constexpr std::array<std::string_view, 2> kRoutings{"minimal", "valiant"};
+constexpr std::array<std::string_view, 3> kPlacementKeys{"order", "ranks_per_node", "rankfile"};
+constexpr std::array<std::string_view, 3> kPlacementOrders{"block", "cyclic", "numa"};
+constexpr std::array<std::string_view, 3> kTopologyKinds{"uniform", "cluster", "system"};
 constexpr std::array<std::string_view, 1> kTopologyRequired{"kind"};
 
 constexpr std::array<std::string_view, 8> kStudyKeys{"name",  "collective", "algorithms", "ranks",
@@ -126,9 +152,17 @@ struct Fields {
 /// returns an empty string when it has nothing better than "unknown key".
 using KeyExplainer = std::function<std::string(std::string_view key)>;
 
+core::Scenario load_base(const std::string& name, const std::string& from_file, int depth,
+                         const SourcePos& at);
+std::vector<core::RankSlot> load_rankfile(const std::string& path, const std::string& from_file,
+                                          const SourcePos& at);
+
+/// How many scenarios a `base` chain may stack (a chain longer than this is circular in practice).
+constexpr int kMaxBaseDepth = 8;
+
 class Loader {
 public:
-  explicit Loader(std::string file) : file_(std::move(file)) {}
+  explicit Loader(std::string file, int depth = 0) : file_(std::move(file)), depth_(depth) {}
 
   core::Scenario load(std::string_view text) const {
     std::vector<YAML::Node> documents;
@@ -320,8 +354,25 @@ private:
       fail(top, fmt::format("expected a scenario (a map with keys {}), got {}",
                             fmt::join(kScenarioKeys, ", "), describe(top.node)));
     }
-    const Fields fields = read_map(top, kScenarioKeys, kScenarioRequired);
+    // A scenario may start from another one (a preset or a file) and override parts of it, so the
+    // required keys are only required of a scenario that starts from nothing.
+    const bool derived = find_key(top, "base").has_value();
+    const Fields fields =
+        read_map(top, kScenarioKeys,
+                 derived ? std::span<const std::string_view>{} : std::span(kScenarioRequired));
     core::Scenario out;
+    if (const Field* base = fields.find("base")) {
+      const std::string name = scalar(base->value, "a preset name or a scenario file");
+      if (depth_ >= kMaxBaseDepth) {
+        fail(base->value,
+             fmt::format("'base' chain deeper than {} scenarios (is it circular?)", kMaxBaseDepth));
+      }
+      try {
+        out = load_base(name, file_, depth_ + 1, base->value.pos);
+      } catch (const core::UnknownNameError& e) {
+        fail(base->value, e.what());
+      }
+    }
     out.file = file_;
     for (const auto& f : fields.fields) {
       if (f.key == "name") {
@@ -332,7 +383,7 @@ private:
       } else if (f.key == "description") {
         out.description = scalar(f.value, "a description");
       } else if (f.key == "topology") {
-        out.topology = topology(f);
+        out.topology = topology(f, derived ? &out.topology : nullptr);
       } else if (f.key == "studies") {
         out.studies = studies(f.value);
       }
@@ -340,45 +391,61 @@ private:
     return out;
   }
 
-  core::TopologySpec topology(const Field& section) const {
+  /// The topology section; `base` is the topology it overrides (a derived scenario): keys not
+  /// written keep the base's values, unless the kind changes, which starts from the defaults.
+  core::TopologySpec topology(const Field& section, const core::TopologySpec* base) const {
     const Located& at = section.value;
-    core::TopologySpec out;
-    out.pos = section.key_pos;
     if (!at.node.IsMap()) {
       fail(at, fmt::format("expected a map, got {}", describe(at.node)));
     }
     // The valid keys depend on the kind, so the kind is read first. Without one, check the keys
     // against every kind's so that a misspelt 'kind' still gets its "did you mean".
     const std::optional<Field> kind = find_key(at, "kind");
-    if (!kind) {
-      std::vector<std::string_view> all(kUniformKeys.begin(), kUniformKeys.end());
-      for (const auto key : kClusterKeys) {
-        if (!contains(all, key)) {
-          all.push_back(key);
+    if (!kind && base == nullptr) {
+      std::vector<std::string_view> all;
+      for (const auto& keys : {std::span<const std::string_view>(kUniformKeys),
+                               std::span<const std::string_view>(kClusterKeys),
+                               std::span<const std::string_view>(kSystemKeys)}) {
+        for (const auto key : keys) {
+          if (!contains(all, key)) {
+            all.push_back(key);
+          }
         }
       }
       (void)read_map(at, all, kTopologyRequired); // throws: 'kind' is missing
       fail(at, "missing required key 'kind'");
     }
-    out.kind = one_of(kind->value, "topology kind", "a topology kind", kTopologyKinds);
-    const bool uniform = out.kind == "uniform";
-    const std::span<const std::string_view> own =
-        uniform ? std::span<const std::string_view>(kUniformKeys) : kClusterKeys;
-    const std::span<const std::string_view> other =
-        uniform ? std::span<const std::string_view>(kClusterKeys) : kUniformKeys;
-    const std::string_view other_kind = uniform ? "cluster" : "uniform";
-    const KeyExplainer explain = [&](std::string_view key) -> std::string {
-      if (!contains(other, key)) {
-        return {};
+    const std::string kind_name =
+        kind ? one_of(kind->value, "topology kind", "a topology kind", kTopologyKinds) : base->kind;
+    core::TopologySpec out;
+    if (base != nullptr && base->kind == kind_name) {
+      out = *base;
+    }
+    out.kind = kind_name;
+    out.pos = section.key_pos;
+    const auto keys_of = [](std::string_view k) -> std::span<const std::string_view> {
+      if (k == "uniform") {
+        return kUniformKeys;
       }
-      return fmt::format("key '{}' is not valid for a {} topology (it is a {} key)", key, out.kind,
-                         other_kind);
+      if (k == "cluster") {
+        return kClusterKeys;
+      }
+      return kSystemKeys;
     };
-    const Fields fields = read_map(at, own, kTopologyRequired, explain);
-
+    const KeyExplainer explain = [&](std::string_view key) -> std::string {
+      for (const auto other : kTopologyKinds) {
+        if (other != out.kind && contains(keys_of(other), key)) {
+          return fmt::format("key '{}' is not valid for a {} topology (it is a {} key)", key,
+                             out.kind, other);
+        }
+      }
+      return {};
+    };
+    const Fields fields = read_map(at, keys_of(out.kind), {}, explain);
     for (const auto& f : fields.fields) {
       const std::string& k = f.key;
       const Located& v = f.value;
+      out.value_pos[v.path] = v.pos;
       if (k == "kind") {
         continue;
       }
@@ -389,7 +456,7 @@ private:
         out.endpoint.gap = seconds(v);
       } else if (k == "copy_bandwidth") {
         out.endpoint.copy_bandwidth = bandwidth(v);
-      } else if (uniform) {
+      } else if (out.kind == "uniform") {
         if (k == "latency") {
           out.uniform.latency = seconds(v);
         } else if (k == "bandwidth") {
@@ -397,14 +464,388 @@ private:
         } else if (k == "reduce_bandwidth") {
           out.uniform.reduce_bandwidth = bandwidth(v);
         }
-      } else {
+      } else if (out.kind == "cluster") {
         cluster_key(f, out.cluster);
+      } else {
+        system_key(f, out);
       }
     }
-    if (!uniform) {
+    if (out.kind == "cluster") {
       check_cluster(fields, out.cluster);
     }
     return out;
+  }
+
+  // ---- kind: system --------------------------------------------------------------------------
+
+  /// Reads a section map, recording where every value is so that later checks can point at it.
+  Fields section(const Located& at, std::span<const std::string_view> valid,
+                 core::TopologySpec& spec, const KeyExplainer& explain = {}) const {
+    const Fields fields = read_map(at, valid, {}, explain);
+    for (const auto& f : fields.fields) {
+      spec.value_pos[f.value.path] = f.value.pos;
+    }
+    return fields;
+  }
+
+  void system_key(const Field& f, core::TopologySpec& spec) const {
+    core::SystemSpec& sys = spec.system;
+    if (f.key == "nodes") {
+      sys.nodes = count(f.value);
+    } else if (f.key == "node") {
+      node_section(f.value, spec);
+    } else if (f.key == "network") {
+      network_section(f.value, spec);
+    } else if (f.key == "placement") {
+      placement_section(f.value, spec);
+    }
+  }
+
+  /// A count that may be 0 ("none"), up to kMaxCount.
+  static std::uint32_t count0(const Located& at) {
+    const std::int64_t v = integer(at, "an integer");
+    if (v < 0) {
+      fail(at, fmt::format("must be at least 0, got {}", v));
+    }
+    if (v > kMaxCount) {
+      fail(at, fmt::format("must be at most {}, got {}", kMaxCount, v));
+    }
+    return static_cast<std::uint32_t>(v);
+  }
+
+  void node_section(const Located& at, core::TopologySpec& spec) const {
+    core::NodeSpec& n = spec.system.node;
+    const Fields fields = section(at, kNodeKeys, spec);
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "gpus") {
+        n.gpus = count0(v);
+      } else if (k == "reduce_bandwidth") {
+        n.reduce_bandwidth = bandwidth(v);
+      } else if (k == "nvlink") {
+        nvlink_section(v, spec);
+      } else if (k == "pcie") {
+        pcie_section(v, spec);
+      } else if (k == "cpu") {
+        cpu_section(v, spec);
+      } else if (k == "nics") {
+        n.nics = count0(v);
+      } else if (k == "nic_bandwidth") {
+        n.nic_bandwidth = bandwidth(v);
+      } else if (k == "nic_latency") {
+        n.nic_latency = seconds(v);
+      }
+    }
+  }
+
+  void nvlink_section(const Located& at, core::TopologySpec& spec) const {
+    core::NvlinkSpec& nv = spec.system.node.nvlink;
+    if (at.node.IsMap()) {
+      if (const auto kind = find_key(at, "kind")) {
+        const std::string name = one_of(kind->value, "NVLink kind", "an NVLink kind", kNvlinkKinds);
+        if (name != nv.kind) {
+          nv = core::NvlinkSpec{};
+          nv.kind = name;
+        }
+      }
+    }
+    // Which keys each kind takes: a links_per_gpu on an all-to-all board is a mistake.
+    const auto takes = [&](std::string_view key) {
+      if (key == "kind" || key == "link_bandwidth" || key == "latency") {
+        return true;
+      }
+      if (key == "links_per_pair") {
+        return nv.kind == "all_to_all" || nv.kind == "bridges";
+      }
+      if (key == "links") {
+        return nv.kind == "explicit";
+      }
+      return nv.kind == "switch"; // links_per_gpu, sharp, sharp_reduce_bandwidth
+    };
+    std::vector<std::string_view> valid;
+    for (const auto key : kNvlinkKeys) {
+      if (takes(key)) {
+        valid.push_back(key);
+      }
+    }
+    const KeyExplainer explain = [&](std::string_view key) -> std::string {
+      if (!contains(kNvlinkKeys, key)) {
+        return {};
+      }
+      return fmt::format("key '{}' is not valid for NVLink kind '{}'", key, nv.kind);
+    };
+    const Fields fields = section(at, valid, spec, explain);
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "link_bandwidth") {
+        nv.link_bandwidth = bandwidth(v);
+      } else if (k == "latency") {
+        nv.latency = seconds(v);
+      } else if (k == "links_per_pair") {
+        nv.links_per_pair = count(v);
+      } else if (k == "links_per_gpu") {
+        nv.links_per_gpu = count(v);
+      } else if (k == "sharp") {
+        nv.sharp = boolean(v);
+      } else if (k == "sharp_reduce_bandwidth") {
+        nv.sharp_reduce_bandwidth = bandwidth(v);
+      } else if (k == "links") {
+        nv.links = nvlink_pairs(v, spec);
+      }
+    }
+  }
+
+  /// The explicit NVLink list: entries [gpu, gpu, links].
+  std::vector<core::NvlinkSpec::Pair> nvlink_pairs(const Located& at,
+                                                   core::TopologySpec& spec) const {
+    if (!at.node.IsSequence()) {
+      fail(at,
+           fmt::format("expected a list of [gpu, gpu, links] entries, got {}", describe(at.node)));
+    }
+    std::vector<core::NvlinkSpec::Pair> out;
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      const Located e = element(at, i, at.node[i]);
+      spec.value_pos[e.path] = e.pos;
+      if (!e.node.IsSequence() || e.node.size() != 3) {
+        fail(e, fmt::format("expected [gpu, gpu, links], got {}",
+                            e.node.IsSequence() ? fmt::format("a list of {}", e.node.size())
+                                                : describe(e.node)));
+      }
+      core::NvlinkSpec::Pair p;
+      p.a = count0(element(e, 0, e.node[0]));
+      p.b = count0(element(e, 1, e.node[1]));
+      p.links = count(element(e, 2, e.node[2]));
+      out.push_back(p);
+    }
+    return out;
+  }
+
+  void pcie_section(const Located& at, core::TopologySpec& spec) const {
+    core::PcieSpec& pcie = spec.system.node.pcie;
+    const Fields fields = section(at, kPcieKeys, spec);
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "gen") {
+        const std::int64_t gen = integer(v, "a PCIe generation (3, 4, 5 or 6)");
+        if (gen < 3 || gen > 6) {
+          fail(v, fmt::format("PCIe gen must be 3, 4, 5 or 6, got {}", gen));
+        }
+        pcie.gen = static_cast<std::uint32_t>(gen);
+      } else if (k == "lanes") {
+        const std::int64_t lanes = integer(v, "a lane count (1, 2, 4, 8 or 16)");
+        if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16) {
+          fail(v, fmt::format("PCIe lanes must be 1, 2, 4, 8 or 16, got {}", lanes));
+        }
+        pcie.lanes = static_cast<std::uint32_t>(lanes);
+      } else if (k == "bandwidth") {
+        pcie.bandwidth = bandwidth(v);
+      } else if (k == "switches") {
+        pcie.switches = count0(v);
+      } else if (k == "p2p") {
+        pcie.p2p = boolean(v);
+      } else if (k == "latency") {
+        pcie.latency = seconds(v);
+      } else if (k == "switch_latency") {
+        pcie.switch_latency = seconds(v);
+      }
+    }
+  }
+
+  void cpu_section(const Located& at, core::TopologySpec& spec) const {
+    core::CpuSpec& cpu = spec.system.node.cpu;
+    const Fields fields = section(at, kCpuKeys, spec);
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "sockets") {
+        cpu.sockets = count(v);
+      } else if (k == "numa_per_socket") {
+        cpu.numa_per_socket = count(v);
+      } else if (k == "cores_per_socket") {
+        cpu.cores_per_socket = count(v);
+      } else if (k == "memory_bandwidth") {
+        cpu.memory_bandwidth = bandwidth(v);
+      } else if (k == "memory_latency") {
+        cpu.memory_latency = seconds(v);
+      } else if (k == "inter_socket") {
+        cpu.inter_socket = one_of(v, "inter-socket link", "a link kind", kInterSocketKinds);
+      } else if (k == "inter_socket_bandwidth") {
+        cpu.inter_socket_bandwidth = bandwidth(v);
+      } else if (k == "inter_socket_latency") {
+        cpu.inter_socket_latency = seconds(v);
+      }
+    }
+  }
+
+  /// The keys a network kind takes besides the common ones.
+  static std::vector<std::string_view> network_keys(std::string_view kind) {
+    std::vector<std::string_view> keys(kNetworkCommonKeys.begin(), kNetworkCommonKeys.end());
+    if (kind == "fat_tree") {
+      keys.insert(keys.end(), {"rail_optimized", "levels", "radix", "taper"});
+    } else if (kind == "dragonfly") {
+      keys.insert(keys.end(), {"groups", "routers_per_group", "hosts_per_router",
+                               "global_links_per_router", "routing"});
+    } else if (kind == "dragonfly_plus") {
+      keys.insert(keys.end(), {"groups", "leaves_per_group", "spines_per_group", "hosts_per_leaf",
+                               "global_links_per_spine", "routing"});
+    } else if (kind == "torus") {
+      keys.insert(keys.end(), {"dims", "hosts_per_router"});
+    }
+    return keys;
+  }
+
+  void network_section(const Located& at, core::TopologySpec& spec) const {
+    core::NetworkSpec& net = spec.system.network;
+    if (at.node.IsMap()) {
+      if (const auto kind = find_key(at, "kind")) {
+        const std::string name =
+            one_of(kind->value, "network kind", "a network kind", kNetworkKinds);
+        if (name != net.kind) {
+          net = core::NetworkSpec{};
+          net.kind = name;
+        }
+      }
+    }
+    const std::vector<std::string_view> valid = network_keys(net.kind);
+    const KeyExplainer explain = [&](std::string_view key) -> std::string {
+      for (const auto other : kNetworkKinds) {
+        const auto keys = network_keys(other);
+        if (other != net.kind && std::find(keys.begin(), keys.end(), key) != keys.end()) {
+          return fmt::format("key '{}' is not valid for a {} network (it is a {} key)", key,
+                             net.kind, other);
+        }
+      }
+      return {};
+    };
+    const Fields fields = section(at, valid, spec, explain);
+    for (const auto& f : fields.fields) {
+      const std::string& k = f.key;
+      const Located& v = f.value;
+      if (k == "link_bandwidth") {
+        net.link_bandwidth = bandwidth(v);
+      } else if (k == "link_latency") {
+        net.link_latency = seconds(v);
+      } else if (k == "switch_latency") {
+        net.switch_latency = seconds(v);
+      } else if (k == "sharp") {
+        net.sharp = boolean(v);
+      } else if (k == "sharp_reduce_bandwidth") {
+        net.sharp_reduce_bandwidth = bandwidth(v);
+      } else if (k == "rail_optimized") {
+        net.rail_optimized = boolean(v);
+      } else if (k == "levels") {
+        const std::int64_t levels = integer(v, "1, 2 or 3");
+        if (levels < 1 || levels > 3) {
+          fail(v, fmt::format("a fat-tree has 1, 2 or 3 levels, got {}", levels));
+        }
+        net.levels = static_cast<std::uint32_t>(levels);
+      } else if (k == "radix") {
+        net.radix = count(v);
+      } else if (k == "taper") {
+        net.taper = ratio(v);
+      } else if (k == "groups") {
+        net.groups = count0(v);
+      } else if (k == "routers_per_group") {
+        net.routers_per_group = count(v);
+      } else if (k == "hosts_per_router") {
+        net.hosts_per_router = count(v);
+      } else if (k == "global_links_per_router") {
+        net.global_links_per_router = count(v);
+      } else if (k == "leaves_per_group") {
+        net.leaves_per_group = count(v);
+      } else if (k == "spines_per_group") {
+        net.spines_per_group = count(v);
+      } else if (k == "hosts_per_leaf") {
+        net.hosts_per_leaf = count(v);
+      } else if (k == "global_links_per_spine") {
+        net.global_links_per_spine = count(v);
+      } else if (k == "routing") {
+        net.routing = one_of(v, "routing", "a routing name", kRoutings);
+      } else if (k == "dims") {
+        net.dims = dims(v, spec);
+      }
+    }
+  }
+
+  /// A taper (oversubscription) as a number >= 1 or a ratio 'down:up' such as '2:1' or '33:7'.
+  static double ratio(const Located& at) {
+    const std::string text = scalar(at, "a ratio like '2:1' or a number >= 1");
+    const auto colon = text.find(':');
+    const auto number = [&](std::string_view part) -> std::optional<double> {
+      double value = 0.0;
+      const char* last = part.data() + part.size();
+      auto [ptr, ec] = std::from_chars(part.data(), last, value);
+      if (part.empty() || ec != std::errc{} || ptr != last || !(value > 0.0)) {
+        return std::nullopt;
+      }
+      return value;
+    };
+    std::optional<double> value;
+    if (colon == std::string::npos) {
+      value = number(text);
+    } else {
+      const auto down = number(std::string_view(text).substr(0, colon));
+      const auto up = number(std::string_view(text).substr(colon + 1));
+      if (down && up) {
+        value = *down / *up;
+      }
+    }
+    if (!value) {
+      fail(at, fmt::format("expected a ratio like '2:1' or a number >= 1, got '{}'", text));
+    }
+    if (*value < 1.0) {
+      fail(at, fmt::format("a taper is down:up at the leaves and at least 1 (1:1 is "
+                           "non-blocking), got '{}'",
+                           text));
+    }
+    return *value;
+  }
+
+  std::vector<std::uint32_t> dims(const Located& at, core::TopologySpec& spec) const {
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a list of 2 or 3 extents like [8, 8, 8], got {}",
+                           describe(at.node)));
+    }
+    if (at.node.size() != 2 && at.node.size() != 3) {
+      fail(at, fmt::format("a torus has 2 or 3 dimensions, got {}", at.node.size()));
+    }
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      const Located e = element(at, i, at.node[i]);
+      spec.value_pos[e.path] = e.pos;
+      const std::uint32_t extent = count(e);
+      if (extent < 2) {
+        fail(e, fmt::format("a torus dimension has at least 2 routers, got {}", extent));
+      }
+      out.push_back(extent);
+    }
+    return out;
+  }
+
+  void placement_section(const Located& at, core::TopologySpec& spec) const {
+    core::PlacementSpec& pl = spec.system.placement;
+    const Fields fields = section(at, kPlacementKeys, spec);
+    const Field* order = fields.find("order");
+    const Field* rankfile = fields.find("rankfile");
+    if (order != nullptr && rankfile != nullptr) {
+      fail(order->value, "give either 'order' or 'rankfile', not both (a rankfile is the order)");
+    }
+    if (order != nullptr) {
+      pl.order = one_of(order->value, "placement order", "a placement order", kPlacementOrders);
+      pl.rankfile.clear();
+      pl.slots.clear();
+    }
+    if (const Field* rpn = fields.find("ranks_per_node")) {
+      pl.ranks_per_node = count(rpn->value);
+    }
+    if (rankfile != nullptr) {
+      pl.rankfile = scalar(rankfile->value, "a rankfile path");
+      pl.order = "rankfile";
+      pl.slots = load_rankfile(pl.rankfile, file_, rankfile->value.pos);
+    }
   }
 
   static void cluster_key(const Field& f, core::ClusterSpec& c) {
@@ -624,6 +1065,7 @@ private:
   }
 
   std::string file_;
+  int depth_ = 0;
 };
 
 /// Closes a C stream when the reader leaves, whatever the path out.
@@ -631,18 +1073,9 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-} // namespace
-
-core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_name) {
-  return Loader(std::string(file_name)).load(yaml_text);
-}
-
-core::Scenario load_scenario(const std::string& path) {
-  auto cannot_open = [&](int err) {
-    return ScenarioError(
-        SourcePos{path, 0, 0}, "",
-        fmt::format("cannot open scenario file: {}", std::generic_category().message(err)));
-  };
+/// The whole file at `path`; `cannot_open(errno)` makes the error when it cannot be read.
+std::string read_text(const std::string& path,
+                      const std::function<ScenarioError(int)>& cannot_open) {
   // C stdio rather than iostreams: errno after fopen/fread is the reason the user needs to see.
   errno = 0;
   const std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
@@ -662,6 +1095,90 @@ core::Scenario load_scenario(const std::string& path) {
   if (std::ferror(file.get()) != 0) {
     throw cannot_open(errno != 0 ? errno : EIO);
   }
+  return text;
+}
+
+/// read_text for a file named in a scenario: the error points at where it was named.
+std::string read_named(const std::string& path, std::string_view what, const SourcePos& at,
+                       const std::string& yaml_path) {
+  return read_text(path, [&](int err) {
+    return ScenarioError(
+        at.file.empty() ? SourcePos{path, 0, 0} : at, yaml_path,
+        fmt::format("cannot open {} '{}': {}", what, path, std::generic_category().message(err)));
+  });
+}
+
+/// A path written in `from_file`, taken relative to that file's directory.
+std::string relative_to(const std::string& path, const std::string& from_file) {
+  if (path.empty() || path.front() == '/') {
+    return path;
+  }
+  const auto slash = from_file.rfind('/');
+  return slash == std::string::npos ? path : from_file.substr(0, slash + 1) + path;
+}
+
+/// A preset name is a bare word (letters, digits, '-', '_'); anything else is a path.
+bool looks_like_preset(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_';
+  });
+}
+
+core::Scenario load_base(const std::string& name, const std::string& from_file, int depth,
+                         const SourcePos& at) {
+  if (looks_like_preset(name)) {
+    const auto text = preset_text(name);
+    if (!text) {
+      throw core::UnknownNameError("preset", name, preset_names());
+    }
+    return Loader(preset_file(name), depth).load(*text);
+  }
+  const std::string path = relative_to(name, from_file);
+  return Loader(path, depth).load(read_named(path, "base scenario", at, "base"));
+}
+
+std::vector<core::RankSlot> load_rankfile(const std::string& path, const std::string& from_file,
+                                          const SourcePos& at) {
+  const std::string full = relative_to(path, from_file);
+  return parse_rankfile(read_named(full, "rankfile", at, "topology.placement.rankfile"), full);
+}
+
+} // namespace
+
+core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_name) {
+  core::Scenario out = Loader(std::string(file_name)).load(yaml_text);
+  topologies::validate(out.topology);
+  // A study asking for more ranks than the machine has is wrong in the file, not at run time.
+  if (const std::uint64_t capacity = topologies::rank_capacity(out.topology); capacity != 0) {
+    for (std::size_t i = 0; i < out.studies.size(); ++i) {
+      const auto& study = out.studies[i];
+      const std::uint32_t most = *std::max_element(study.ranks.begin(), study.ranks.end());
+      if (most > capacity) {
+        throw ScenarioError(study.ranks_pos, fmt::format("studies[{}].ranks", i),
+                            fmt::format("{} ranks, but the topology has room for {} ({})", most,
+                                        capacity,
+                                        out.topology.kind == "cluster" ? "nodes x devices_per_node"
+                                                                       : "nodes x ranks per node"));
+      }
+    }
+  }
+  return out;
+}
+
+core::Scenario load_scenario(const std::string& path) {
+  // A bare name that is not a file is a preset: `collsim run juwels-booster`.
+  if (looks_like_preset(path) && preset_text(path).has_value()) {
+    std::FILE* probe = std::fopen(path.c_str(), "rb");
+    if (probe == nullptr) {
+      return parse_scenario(*preset_text(path), preset_file(path));
+    }
+    std::fclose(probe);
+  }
+  const std::string text = read_text(path, [&](int err) {
+    return ScenarioError(
+        SourcePos{path, 0, 0}, "",
+        fmt::format("cannot open scenario file: {}", std::generic_category().message(err)));
+  });
   return parse_scenario(text, path);
 }
 

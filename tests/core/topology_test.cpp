@@ -69,5 +69,5 @@ TEST_CASE("an unknown topology kind lists the builders", "[topologies]") {
   core::TopologySpec spec;
   spec.kind = "torus";
   CHECK_THROWS_WITH(topologies::build(spec, 4),
-                    "unknown topology kind 'torus'; valid values are: uniform, cluster");
+                    "unknown topology kind 'torus'; valid values are: uniform, cluster, system");
 }

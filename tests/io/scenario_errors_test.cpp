@@ -23,20 +23,23 @@ std::string bad_dir() {
 
 struct BadScenario {
   const char* file;
-  const char* message; ///< what() without the directory in front of the file name
+  std::string message; ///< what() without the directory in front of the file name
+  /// Only the start of what() is compared: for messages that end in a list that grows (the
+  /// presets, one per file of scenarios/).
+  bool prefix = false;
 };
 
 // clang-format off
 std::vector<BadScenario> bad_scenarios() {
   return {
   // Unknown, misplaced and repeated keys.
-  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, description, topology, studies"},
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, studies"},
   {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"cluster_key_in_uniform_topology.yaml", "cluster_key_in_uniform_topology.yaml:7:3: error: topology.nic_bandwidth: key 'nic_bandwidth' is not valid for a uniform topology (it is a cluster key); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"uniform_key_in_cluster_topology.yaml", "uniform_key_in_cluster_topology.yaml:6:3: error: topology.latency: key 'latency' is not valid for a cluster topology (it is a uniform key); valid keys are: kind, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, reduce_bandwidth, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth, overhead, gap, copy_bandwidth"},
-  {"topology_key_without_kind.yaml", "topology_key_without_kind.yaml:4:3: error: topology.knd: unknown key 'knd' (did you mean 'kind'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth"},
+  {"topology_key_without_kind.yaml", "topology_key_without_kind.yaml:4:3: error: topology.knd: unknown key 'knd' (did you mean 'kind'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth, node, network, placement"},
   {"duplicate_key.yaml", "duplicate_key.yaml:7:3: error: topology.bandwidth: duplicate key 'bandwidth' (first given on line 6)"},
   {"non_scalar_key.yaml", "non_scalar_key.yaml:7:3: error: topology: expected a key name, got a list"},
   // Missing required keys: reported at the start of the map that lacks them.
@@ -49,8 +52,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
   {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
   // Wrong types and shapes.
-  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, description, topology, studies), got nothing"},
-  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, description, topology, studies), got a list"},
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, studies), got a list"},
   {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
   {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
   {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
@@ -91,13 +94,74 @@ std::vector<BadScenario> bad_scenarios() {
   {"root_out_of_range.yaml", "root_out_of_range.yaml:12:11: error: studies[0].root: root 8 is out of range for 8 ranks (valid roots are 0..7)"},
   // Unknown names.
   {"unknown_collective.yaml", "unknown_collective.yaml:8:17: error: studies[0].collective: unknown collective 'allreduc' (did you mean 'allreduce'?); valid values are: allreduce, reduce, bcast, allgather, reduce_scatter, alltoall, gather, scatter, barrier"},
-  {"unknown_topology_kind.yaml", "unknown_topology_kind.yaml:4:9: error: topology.kind: unknown topology kind 'torus'; valid values are: uniform, cluster"},
+  {"unknown_topology_kind.yaml", "unknown_topology_kind.yaml:4:9: error: topology.kind: unknown topology kind 'torus'; valid values are: uniform, cluster, system"},
   {"unknown_engine.yaml", "unknown_engine.yaml:12:13: error: studies[0].engine: unknown engine 'logp' (did you mean 'loggp'?); valid values are: loggp, analytic, simgrid"},
   // Empty lists.
   {"empty_studies.yaml", "empty_studies.yaml:7:10: error: studies: expected at least one study"},
   {"empty_algorithms.yaml", "empty_algorithms.yaml:9:17: error: studies[0].algorithms: expected at least one algorithm"},
   {"empty_ranks.yaml", "empty_ranks.yaml:10:12: error: studies[0].ranks: expected at least one rank count"},
   {"empty_sizes.yaml", "empty_sizes.yaml:11:12: error: studies[0].sizes: expected at least one size"},
+  // kind: system. Unknown keys, keys of another kind and unknown names, section by section.
+  {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency"},
+  {"system_unknown_nvlink_key.yaml", "system_unknown_nvlink_key.yaml:9:7: error: topology.node.nvlink.link_bandwith: unknown key 'link_bandwith' (did you mean 'link_bandwidth'?); valid keys are: kind, link_bandwidth, latency, links_per_gpu, sharp, sharp_reduce_bandwidth"},
+  {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, latency, switch_latency"},
+  {"system_unknown_cpu_key.yaml", "system_unknown_cpu_key.yaml:8:7: error: topology.node.cpu.cores: unknown key 'cores'; valid keys are: sockets, numa_per_socket, cores_per_socket, memory_bandwidth, memory_latency, inter_socket, inter_socket_bandwidth, inter_socket_latency"},
+  {"system_unknown_network_key.yaml", "system_unknown_network_key.yaml:7:5: error: topology.network.radixx: unknown key 'radixx' (did you mean 'radix'?); valid keys are: kind, link_bandwidth, link_latency, switch_latency, sharp, sharp_reduce_bandwidth, rail_optimized, levels, radix, taper"},
+  {"system_unknown_placement_key.yaml", "system_unknown_placement_key.yaml:8:5: error: topology.placement.orders: unknown key 'orders' (did you mean 'order'?); valid keys are: order, ranks_per_node, rankfile"},
+  {"system_network_key_of_other_kind.yaml", "system_network_key_of_other_kind.yaml:7:5: error: topology.network.radix: key 'radix' is not valid for a dragonfly network (it is a fat_tree key); valid keys are: kind, link_bandwidth, link_latency, switch_latency, sharp, sharp_reduce_bandwidth, groups, routers_per_group, hosts_per_router, global_links_per_router, routing"},
+  {"system_nvlink_key_of_other_kind.yaml", "system_nvlink_key_of_other_kind.yaml:9:7: error: topology.node.nvlink.links_per_gpu: key 'links_per_gpu' is not valid for NVLink kind 'all_to_all'; valid keys are: kind, link_bandwidth, latency, links_per_pair"},
+  // NVLink SHARP on a board without an NVSwitch: 'sharp' is only a key of kind 'switch', so the
+  // key check answers before topologies::validate could.
+  {"system_nvlink_sharp_without_switch.yaml", "system_nvlink_sharp_without_switch.yaml:9:7: error: topology.node.nvlink.sharp: key 'sharp' is not valid for NVLink kind 'all_to_all'; valid keys are: kind, link_bandwidth, latency, links_per_pair"},
+  {"system_unknown_network_kind.yaml", "system_unknown_network_kind.yaml:6:11: error: topology.network.kind: unknown network kind 'hypercube'; valid values are: switch, fat_tree, dragonfly, dragonfly_plus, torus"},
+  {"system_unknown_nvlink_kind.yaml", "system_unknown_nvlink_kind.yaml:8:13: error: topology.node.nvlink.kind: unknown NVLink kind 'nvswitch' (did you mean 'switch'?); valid values are: none, all_to_all, switch, bridges, explicit"},
+  {"system_unknown_placement_order.yaml", "system_unknown_placement_order.yaml:8:12: error: topology.placement.order: unknown placement order 'round_robin'; valid values are: block, cyclic, numa"},
+  {"system_unknown_routing.yaml", "system_unknown_routing.yaml:7:14: error: topology.network.routing: unknown routing 'adaptive'; valid values are: minimal, valiant"},
+  {"system_order_and_rankfile.yaml", "system_order_and_rankfile.yaml:8:12: error: topology.placement.order: give either 'order' or 'rankfile', not both (a rankfile is the order)"},
+  // kind: system. Values out of range, checked key by key.
+  {"system_pcie_gen_7.yaml", "system_pcie_gen_7.yaml:8:12: error: topology.node.pcie.gen: PCIe gen must be 3, 4, 5 or 6, got 7"},
+  {"system_pcie_lanes_3.yaml", "system_pcie_lanes_3.yaml:8:14: error: topology.node.pcie.lanes: PCIe lanes must be 1, 2, 4, 8 or 16, got 3"},
+  {"system_zero_nic_bandwidth.yaml", "system_zero_nic_bandwidth.yaml:7:20: error: topology.node.nic_bandwidth: a bandwidth must be positive, got '0 GB/s'"},
+  {"system_negative_latency.yaml", "system_negative_latency.yaml:9:16: error: topology.node.nvlink.latency: a duration cannot be negative, got '-2 us'"},
+  {"system_fat_tree_levels_4.yaml", "system_fat_tree_levels_4.yaml:7:13: error: topology.network.levels: a fat-tree has 1, 2 or 3 levels, got 4"},
+  {"system_taper_below_one.yaml", "system_taper_below_one.yaml:7:12: error: topology.network.taper: a taper is down:up at the leaves and at least 1 (1:1 is non-blocking), got '1:2'"},
+  {"system_taper_garbage.yaml", "system_taper_garbage.yaml:7:12: error: topology.network.taper: expected a ratio like '2:1' or a number >= 1, got 'two to one'"},
+  {"system_torus_four_dims.yaml", "system_torus_four_dims.yaml:7:11: error: topology.network.dims: a torus has 2 or 3 dimensions, got 4"},
+  {"system_torus_dim_of_one.yaml", "system_torus_dim_of_one.yaml:7:15: error: topology.network.dims[1]: a torus dimension has at least 2 routers, got 1"},
+  {"system_nvlink_entry_not_a_triple.yaml", "system_nvlink_entry_not_a_triple.yaml:9:26: error: topology.node.nvlink.links[1]: expected [gpu, gpu, links], got a list of 2"},
+  // kind: system. Checks between values (topologies::validate, check_network), at the value
+  // behind the problem; at the `topology` key when that value was not written (a default).
+  {"system_torus_without_dims.yaml", "system_torus_without_dims.yaml:3:1: error: topology.network.dims: a torus has 2 or 3 dimensions, got 0 ([])"},
+  {"system_nvlink_explicit_without_links.yaml", "system_nvlink_explicit_without_links.yaml:3:1: error: topology.node.nvlink.links: an explicit NVLink topology needs a 'links' list of [gpu, gpu, links]"},
+  {"system_nvlink_gpu_out_of_range.yaml", "system_nvlink_gpu_out_of_range.yaml:9:26: error: topology.node.nvlink.links[1]: GPU 9 does not exist: the node has 8 GPUs (0 to 7)"},
+  {"system_nvlink_pair_twice.yaml", "system_nvlink_pair_twice.yaml:11:11: error: topology.node.nvlink.links[1]: GPUs 1 and 0 are listed twice"},
+  {"system_nvlink_gpu_to_itself.yaml", "system_nvlink_gpu_to_itself.yaml:9:26: error: topology.node.nvlink.links[1]: an NVLink joins two different GPUs, got 2 and 2"},
+  {"system_nvlink_bridges_odd_gpus.yaml", "system_nvlink_bridges_odd_gpus.yaml:8:13: error: topology.node.nvlink.kind: NVLink bridges join GPUs in pairs, but the node has 3 GPUs"},
+  {"system_nvlink_without_gpus.yaml", "system_nvlink_without_gpus.yaml:8:13: error: topology.node.nvlink.kind: a node without GPUs (gpus: 0) cannot have NVLink"},
+  {"system_ranks_per_node_above_gpus.yaml", "system_ranks_per_node_above_gpus.yaml:8:21: error: topology.placement.ranks_per_node: 8 ranks per node, but a node has 4 GPUs"},
+  {"system_more_numa_than_cores.yaml", "system_more_numa_than_cores.yaml:8:24: error: topology.node.cpu.numa_per_socket: 8 NUMA domains per socket but only 4 cores per socket"},
+  {"system_fat_tree_too_small.yaml", "system_fat_tree_too_small.yaml:11:12: error: topology.network.radix: 400 NICs do not fit a 2-level fat tree of radix 8: it attaches at most 32 (8 leaves x 4 ports down)"},
+  {"system_dragonfly_too_few_global_links.yaml", "system_dragonfly_too_few_global_links.yaml:11:30: error: topology.network.global_links_per_router: 20 groups need 19 global links per group to join every pair of groups, but routers_per_group 2 x global_links_per_router 2 = 4"},
+  {"system_sharp_on_dragonfly.yaml", "system_sharp_on_dragonfly.yaml:9:12: error: topology.network.sharp: SHARP needs an InfiniBand fat-tree or switch, not a dragonfly network"},
+  {"system_no_nics_on_several_nodes.yaml", "system_no_nics_on_several_nodes.yaml:8:11: error: topology.node.nics: nics: 0 leaves the 2 nodes disconnected; a system of more than one node needs at least one NIC per node"},
+  {"system_study_beyond_capacity.yaml", "system_study_beyond_capacity.yaml:11:12: error: studies[0].ranks: 16 ranks, but the topology has room for 8 (nodes x ranks per node)"},
+  // Rankfiles (in rankfiles/, read relative to the scenario): errors in the rankfile point into
+  // it; the rankfile's own path is absolute here because the scenario's is.
+  {"system_rankfile_missing.yaml", "system_rankfile_missing.yaml:8:15: error: topology.placement.rankfile: cannot open rankfile '" + bad_dir() + "/rankfiles/no_such_rankfile.txt': No such file or directory"},
+  {"system_rankfile_syntax_error.yaml", "rankfiles/syntax_error.txt:3:8: error: expected '=' after the rank ('rank N=HOST slot=SLOT'), got 'node0 slot=1'"},
+  {"system_rankfile_rank_twice.yaml", "rankfiles/rank_twice.txt:3:6: error: rank 1 is placed twice"},
+  {"system_rankfile_empty.yaml", "rankfiles/empty.txt:1:1: error: the rankfile places no rank (expected lines like 'rank 0=node0 slot=0')"},
+  {"system_rankfile_node_beyond_nodes.yaml", "rankfiles/node_beyond_nodes.txt:3:1: error: topology.placement.rankfile: rank 2 is placed on node 2, but the system has 2 nodes (0 to 1)"},
+  {"system_rankfile_slot_beyond_slots.yaml", "rankfiles/slot_beyond_slots.txt:2:1: error: topology.placement.rankfile: slot 4 does not exist: a node has 4 GPUs (slots 0 to 3)"},
+  {"system_rankfile_socket_beyond_sockets.yaml", "rankfiles/socket_beyond_sockets.txt:2:1: error: topology.placement.rankfile: socket 2 does not exist: a node has 2 sockets"},
+  // `base`. The list of presets after "valid values are: " grows with every file added to
+  // scenarios/, so only the start of that message is compared.
+  {"base_unknown_preset.yaml", "base_unknown_preset.yaml:2:7: error: base: unknown preset 'juwels-boster' (did you mean 'juwels-booster'?); valid values are: ", true},
+  // Two files naming each other: the chain is cut at depth 8, in whichever file is reached there.
+  {"base_circular_a.yaml", "base_circular_a.yaml:2:7: error: base: 'base' chain deeper than 8 scenarios (is it circular?)"},
+  {"base_circular_b.yaml", "base_circular_b.yaml:2:7: error: base: 'base' chain deeper than 8 scenarios (is it circular?)"},
+  // A base file that does not exist is reported at that file, not at the `base` line.
+  {"base_file_missing.yaml", "base_file_missing.yaml:2:7: error: base: cannot open base scenario '" + bad_dir() + "/no_such_base.yaml': No such file or directory"},
   // YAML syntax, reported with yaml-cpp's own message and position.
   {"invalid_yaml.yaml", "invalid_yaml.yaml:10:10: error: invalid YAML: end of sequence flow not found"},
   };
@@ -118,15 +182,23 @@ std::string message_of(const std::string& path) {
 TEST_CASE("every bad scenario is rejected with its exact message", "[io][scenario][errors]") {
   for (const auto& bad : bad_scenarios()) {
     INFO("file: " << bad.file);
-    CHECK(message_of(bad_dir() + "/" + bad.file) == bad_dir() + "/" + bad.message);
+    const std::string expected = bad_dir() + "/" + bad.message;
+    if (bad.prefix) {
+      CHECK_THAT(message_of(bad_dir() + "/" + bad.file), Catch::Matchers::StartsWith(expected));
+    } else {
+      CHECK(message_of(bad_dir() + "/" + bad.file) == expected);
+    }
   }
 }
 
 TEST_CASE("every file in scenarios_bad has an expected message and every message a file",
           "[io][scenario][errors]") {
+  // Only the scenarios at the top: rankfiles/ holds files that scenarios refer to.
   std::set<std::string> on_disk;
   for (const auto& entry : std::filesystem::directory_iterator(bad_dir())) {
-    on_disk.insert(entry.path().filename().string());
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
+      on_disk.insert(entry.path().filename().string());
+    }
   }
   std::set<std::string> expected;
   for (const auto& bad : bad_scenarios()) {

@@ -2,6 +2,7 @@
 // positions recorded for the later stages that report errors about them.
 
 #include "collsim/core/errors.hpp"
+#include "collsim/io/rankfile.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
 #include <catch2/catch.hpp>
@@ -228,4 +229,198 @@ TEST_CASE("every scenario shipped in scenarios/ loads", "[io][scenario]") {
     ++loaded;
   }
   CHECK(loaded >= 1);
+}
+
+TEST_CASE("a system scenario fills SystemSpec, with defaults for the keys left out",
+          "[io][scenario][system]") {
+  const std::string path = data_dir() + "/io/system_scenario.yaml";
+  const auto s = load_scenario(path);
+  const auto& t = s.topology;
+  CHECK(t.kind == "system");
+  CHECK(t.endpoint.overhead.value == Approx(1e-6));
+  const auto& sys = t.system;
+  CHECK(sys.nodes == 16);
+
+  const auto& n = sys.node;
+  CHECK(n.gpus == 8);
+  CHECK(n.reduce_bandwidth.bytes_per_second == 1e12);
+  CHECK(n.nics == 8);
+  CHECK(n.nic_bandwidth.bytes_per_second == 50e9);
+  CHECK(n.nic_latency.value == Approx(0.3e-6)); // default
+  CHECK(n.nvlink.kind == "switch");
+  CHECK(n.nvlink.link_bandwidth.bytes_per_second == 25e9);
+  CHECK(n.nvlink.links_per_gpu == 18);
+  CHECK(n.nvlink.latency.value == Approx(1.5e-6));
+  CHECK(n.nvlink.sharp);
+  CHECK(n.nvlink.links_per_pair == 1);                            // default
+  CHECK(n.nvlink.sharp_reduce_bandwidth.bytes_per_second == 0.0); // default: line rate
+  CHECK(n.nvlink.links.empty());
+  CHECK(n.pcie.gen == 5);
+  CHECK(n.pcie.switches == 4);
+  CHECK_FALSE(n.pcie.p2p);
+  CHECK(n.pcie.lanes == 16);                            // default
+  CHECK(n.pcie.bandwidth.bytes_per_second == 0.0);      // default: from gen and lanes
+  CHECK(n.pcie.latency.value == Approx(0.5e-6));        // default
+  CHECK(n.pcie.switch_latency.value == Approx(105e-9)); // default
+  CHECK(n.cpu.sockets == 2);
+  CHECK(n.cpu.numa_per_socket == 2);
+  CHECK(n.cpu.cores_per_socket == 56);
+  CHECK(n.cpu.memory_bandwidth.bytes_per_second == 300e9);
+  CHECK(n.cpu.memory_latency.value == Approx(0.1e-6)); // default
+  CHECK(n.cpu.inter_socket == "upi");                  // default
+  CHECK(n.cpu.inter_socket_bandwidth.bytes_per_second == 62.4e9);
+
+  const auto& net = sys.network;
+  CHECK(net.kind == "fat_tree");
+  CHECK(net.levels == 2);
+  CHECK(net.radix == 64);
+  CHECK(net.taper == Approx(2.0));
+  CHECK(net.rail_optimized);
+  CHECK(net.sharp);
+  CHECK(net.link_bandwidth.bytes_per_second == 0.0); // default: the NICs'
+  CHECK(net.switch_latency.value == Approx(90e-9));  // default
+  CHECK(net.link_latency.value == 0.0);              // default
+  CHECK(net.routing == "minimal");                   // default (a DragonFly key)
+
+  CHECK(sys.placement.order == "cyclic");
+  CHECK(sys.placement.ranks_per_node == 4);
+  CHECK(sys.placement.rankfile.empty());
+  CHECK(sys.placement.slots.empty());
+
+  // Positions of nested values, for the checks that run after loading.
+  CHECK(t.where("topology.network.radix") == SourcePos{path, 33, 12});
+  CHECK(t.where("topology.node.nvlink.links_per_gpu") == SourcePos{path, 16, 22});
+  CHECK(t.where("topology.network.groups") == t.pos); // not written: the section
+  CHECK(t.pos == SourcePos{path, 6, 1});
+
+  // The uniform and cluster sections keep their defaults.
+  CHECK(t.uniform == collsim::core::UniformSpec{});
+  CHECK(t.cluster == collsim::core::ClusterSpec{});
+  CHECK(s.studies.at(0).ranks == std::vector<std::uint32_t>{8, 64});
+}
+
+TEST_CASE("a system section left empty takes every default", "[io][scenario][system]") {
+  const auto s = parse_scenario(R"(name: s
+topology: {kind: system}
+studies: [{collective: allreduce, algorithms: [ring], ranks: 2, sizes: 8B}]
+)",
+                                "s.yaml");
+  CHECK(s.topology.system == collsim::core::SystemSpec{});
+  CHECK(s.topology.system.node.gpus == 0);
+  CHECK(s.topology.system.network.kind == "switch");
+  CHECK(s.topology.system.placement.order == "block");
+}
+
+TEST_CASE("a scenario derived from a preset keeps what it does not override",
+          "[io][scenario][base]") {
+  const auto base = load_scenario("juwels-booster");
+  REQUIRE(base.topology.kind == "system");
+  const std::string path = data_dir() + "/io/derived_scenario.yaml";
+  const auto s = load_scenario(path);
+
+  CHECK(s.name == "juwels-booster-hdr100");
+  CHECK(s.description == base.description); // not written: the base's
+  CHECK(s.file == path);
+  const auto& sys = s.topology.system;
+  const auto& b = base.topology.system;
+  CHECK(s.topology.kind == "system");
+  // The one value written...
+  CHECK(sys.node.nic_bandwidth.bytes_per_second == 12.5e9);
+  CHECK(b.node.nic_bandwidth.bytes_per_second == 25e9);
+  // ...and the rest of the node and everything else as in the base.
+  CHECK(sys.nodes == 936);
+  CHECK(sys.node.gpus == b.node.gpus);
+  CHECK(sys.node.nics == b.node.nics);
+  CHECK(sys.node.nic_latency == b.node.nic_latency);
+  CHECK(sys.node.nvlink == b.node.nvlink);
+  CHECK(sys.node.pcie == b.node.pcie);
+  CHECK(sys.node.cpu == b.node.cpu);
+  CHECK(sys.network == b.network);
+  CHECK(sys.placement == b.placement);
+  CHECK(s.topology.endpoint == base.topology.endpoint);
+  // The new value's position is in the derived file; the base's values keep theirs.
+  CHECK(s.topology.where("topology.node.nic_bandwidth") == SourcePos{path, 6, 20});
+  CHECK(s.topology.where("topology.network.groups") ==
+        base.topology.where("topology.network.groups"));
+
+  // `studies` replaces the base's list.
+  REQUIRE(s.studies.size() == 1);
+  CHECK(s.studies[0].collective == CollectiveKind::allgather);
+  CHECK(s.studies[0].ranks == std::vector<std::uint32_t>{8});
+  CHECK(base.studies.size() >= 1);
+  CHECK(base.studies[0].collective == CollectiveKind::allreduce);
+}
+
+TEST_CASE("a derived scenario that changes the network kind starts that section from its "
+          "defaults",
+          "[io][scenario][base]") {
+  const auto s = parse_scenario(R"(base: juwels-booster
+topology:
+  network:
+    kind: fat_tree
+    levels: 3
+)",
+                                "derived.yaml");
+  const auto& net = s.topology.system.network;
+  CHECK(net.kind == "fat_tree");
+  CHECK(net.levels == 3);
+  CHECK(net.radix == collsim::core::NetworkSpec{}.radix);
+  CHECK(net.groups == 0);                // juwels-booster's 20 groups are gone
+  CHECK(net.link_latency.value == 0.0);  // the default, not the base's 0.05 us
+  CHECK(s.topology.system.nodes == 936); // outside the network: the base's
+  CHECK(s.name == "juwels-booster");     // no name written: the base's
+  CHECK_FALSE(s.studies.empty());        // no studies written: the base's
+}
+
+TEST_CASE("a base given as a path is read relative to the file that names it",
+          "[io][scenario][base]") {
+  const std::string path = data_dir() + "/io/derived/relative_base.yaml";
+  const auto s = load_scenario(path);
+  const auto base = load_scenario(data_dir() + "/io/system_scenario.yaml");
+  CHECK(s.name == "system, block placement");
+  CHECK(s.description == base.description);
+  CHECK(s.file == path);
+  const auto& sys = s.topology.system;
+  CHECK(sys.placement.order == "block");
+  CHECK(sys.placement.ranks_per_node == 4); // kept from the base's placement
+  CHECK(sys.nodes == 16);
+  CHECK(sys.node == base.topology.system.node);
+  CHECK(sys.network == base.topology.system.network);
+  // The studies are the base's (their positions name the base as
+  // "derived/../system_scenario.yaml").
+  REQUIRE(s.studies.size() == base.studies.size());
+  CHECK(s.studies[0].ranks == base.studies[0].ranks);
+  CHECK(s.studies[0].sizes == base.studies[0].sizes);
+  CHECK(s.studies[0].pos.file == data_dir() + "/io/derived/../system_scenario.yaml");
+}
+
+TEST_CASE("a rankfile is read relative to the scenario and parsed line by line",
+          "[io][scenario][rankfile]") {
+  // rankfiles/cpu_ranks.txt has CRLF line ends, comments, a blank line, a leading blank, `+n1`,
+  // a named host, `socket:core` slots, a range and a list.
+  const std::string path = data_dir() + "/io/rankfile_scenario.yaml";
+  const std::string rankfile = data_dir() + "/io/rankfiles/cpu_ranks.txt";
+  const auto s = load_scenario(path);
+  const auto& pl = s.topology.system.placement;
+  CHECK(pl.order == "rankfile");
+  CHECK(pl.rankfile == "rankfiles/cpu_ranks.txt"); // as written
+  using collsim::core::RankSlot;
+  REQUIRE(pl.slots.size() == 4);
+  CHECK(pl.slots[0] == RankSlot{0, 0, -1, 0, SourcePos{rankfile, 2, 1}});
+  CHECK(pl.slots[1] == RankSlot{1, 1, 1, 2, SourcePos{rankfile, 4, 1}});  // +n1 slot=1:2
+  CHECK(pl.slots[2] == RankSlot{2, 0, -1, 2, SourcePos{rankfile, 5, 1}}); // first named host
+  CHECK(pl.slots[3] == RankSlot{3, 2, 0, 1, SourcePos{rankfile, 6, 1}});  // slot=0:1,3
+}
+
+TEST_CASE("parse_rankfile numbers named hosts in order of first appearance", "[io][rankfile]") {
+  const auto slots = collsim::io::parse_rankfile(
+      "rank 0=alpha slot=0\nrank 1=beta slot=0-3\nrank 2=alpha slot=1\nrank 3=node7 slot=2\n",
+      "r.txt");
+  REQUIRE(slots.size() == 4);
+  CHECK(slots[0].node == 0);
+  CHECK(slots[1].node == 1);
+  CHECK(slots[1].slot == 0); // the first of the range
+  CHECK(slots[2].node == 0);
+  CHECK(slots[3].node == 7);
+  CHECK(slots[3].socket == -1);
 }

@@ -6,6 +6,7 @@
 
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
+#include "network_builders.hpp"
 
 #include <fmt/format.h>
 
@@ -41,6 +42,8 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
   const core::DeviceId net =
       t.add_device(Device{"network", DeviceKind::network_switch, core::kNetworkNode,
                           core::kNoDevice, switch_ep, c.network_switch_reduces});
+  // One switch: routes NIC, switch, NIC without scanning the switch's ports.
+  auto router = std::make_shared<detail::StarRouter>(net);
   const Seconds half_intra = c.intra_latency * 0.5;
   const Seconds nic_link = c.nic_latency + c.switch_latency * 0.5;
   std::vector<core::DeviceId> rank_device;
@@ -55,7 +58,11 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
       const core::DeviceId nic = t.add_device(
           Device{fmt::format("node{}/nic{}", n, k), DeviceKind::nic, n, core::kNoDevice, {}});
       t.add_duplex(sw, nic, c.intra_bandwidth, Seconds{0.0}, LinkKind::pcie);
-      t.add_duplex(nic, net, c.nic_bandwidth, nic_link, LinkKind::ib);
+      const core::LinkId up =
+          t.add_link(core::Link{nic, net, c.nic_bandwidth, nic_link, LinkKind::ib});
+      const core::LinkId down =
+          t.add_link(core::Link{net, nic, c.nic_bandwidth, nic_link, LinkKind::ib});
+      router->attach(nic, up, down);
       nics.push_back(nic);
     }
     for (std::uint32_t d = 0; d < g; ++d) {
@@ -68,6 +75,7 @@ core::Topology build_cluster(const core::ClusterSpec& c, const core::EndpointSpe
       }
     }
   }
+  t.set_router(std::move(router));
   t.map_ranks(std::move(rank_device));
   return t;
 }

@@ -7,8 +7,10 @@
 #include "collsim/core/errors.hpp"
 #include "network_builders.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <limits>
+#include <memory>
 
 namespace collsim::topologies {
 
@@ -28,15 +30,51 @@ core::Bandwidth link_bandwidth(const core::NetworkSpec& spec, const HostPorts& p
   return spec.link_bandwidth.bytes_per_second > 0 ? spec.link_bandwidth : ports.bandwidth;
 }
 
+void StarRouter::attach(core::DeviceId nic, core::LinkId up, core::LinkId down) {
+  ports_.push_back(Port{nic, up, down});
+  sorted_ = false;
+}
+
+const StarRouter::Port& StarRouter::port(const core::Topology& t, core::DeviceId nic) const {
+  if (!sorted_) {
+    std::sort(ports_.begin(), ports_.end(),
+              [](const Port& a, const Port& b) { return a.nic < b.nic; });
+    sorted_ = true;
+  }
+  const auto it = std::lower_bound(ports_.begin(), ports_.end(), nic,
+                                   [](const Port& p, core::DeviceId d) { return p.nic < d; });
+  if (it == ports_.end() || it->nic != nic) {
+    throw core::EngineError(fmt::format("device '{}' is not attached to the switch '{}'",
+                                        t.devices()[nic].name, t.devices()[hub_].name));
+  }
+  return *it;
+}
+
+void StarRouter::route(const core::Topology& t, core::DeviceId from, core::DeviceId to,
+                       std::vector<core::LinkId>& path) const {
+  if (from != hub_) {
+    path.push_back(port(t, from).up);
+  }
+  if (to != hub_) {
+    path.push_back(port(t, to).down);
+  }
+}
+
 void build_switch(const core::NetworkSpec& spec, const HostPorts& ports, core::Topology& t) {
   core::Device sw = network_device("net/switch", spec);
   sw.reduces = spec.sharp;
   const core::DeviceId id = t.add_device(std::move(sw));
+  auto router = std::make_shared<StarRouter>(id);
   for (const auto& node : ports.nics) {
     for (const core::DeviceId nic : node) {
-      t.add_duplex(nic, id, ports.bandwidth, ports.latency, core::LinkKind::ib);
+      const core::LinkId up =
+          t.add_link(core::Link{nic, id, ports.bandwidth, ports.latency, core::LinkKind::ib});
+      const core::LinkId down =
+          t.add_link(core::Link{id, nic, ports.bandwidth, ports.latency, core::LinkKind::ib});
+      router->attach(nic, up, down);
     }
   }
+  t.set_router(std::move(router));
 }
 
 } // namespace detail
@@ -46,6 +84,18 @@ std::uint64_t network_capacity(const core::NetworkSpec& spec) {
     return std::numeric_limits<std::uint64_t>::max();
   }
   // block network-capacity
+  if (spec.kind == "fat_tree") {
+    return detail::fat_tree_capacity(spec);
+  }
+  if (spec.kind == "dragonfly") {
+    return detail::dragonfly_capacity(spec);
+  }
+  if (spec.kind == "dragonfly_plus") {
+    return detail::dragonfly_plus_capacity(spec);
+  }
+  if (spec.kind == "torus") {
+    return detail::torus_capacity(spec);
+  }
   // end of block network-capacity
   throw core::InternalError(fmt::format("network kind '{}' has no builder", spec.kind));
 }
@@ -57,6 +107,22 @@ void check_network(const core::TopologySpec& spec, std::uint64_t ports) {
     return;
   }
   // block network-check
+  if (net.kind == "fat_tree") {
+    detail::check_fat_tree(spec, ports);
+    return;
+  }
+  if (net.kind == "dragonfly") {
+    detail::check_dragonfly(spec, ports);
+    return;
+  }
+  if (net.kind == "dragonfly_plus") {
+    detail::check_dragonfly_plus(spec, ports);
+    return;
+  }
+  if (net.kind == "torus") {
+    detail::check_torus(spec, ports);
+    return;
+  }
   // end of block network-check
   throw core::InternalError(fmt::format("network kind '{}' has no builder", net.kind));
 }
@@ -67,6 +133,22 @@ void build_network(const core::NetworkSpec& spec, const HostPorts& ports, core::
     return;
   }
   // block network-build
+  if (spec.kind == "fat_tree") {
+    detail::build_fat_tree(spec, ports, t);
+    return;
+  }
+  if (spec.kind == "dragonfly") {
+    detail::build_dragonfly(spec, ports, t);
+    return;
+  }
+  if (spec.kind == "dragonfly_plus") {
+    detail::build_dragonfly_plus(spec, ports, t);
+    return;
+  }
+  if (spec.kind == "torus") {
+    detail::build_torus(spec, ports, t);
+    return;
+  }
   // end of block network-build
   throw core::InternalError(fmt::format("network kind '{}' has no builder", spec.kind));
 }

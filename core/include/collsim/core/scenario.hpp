@@ -70,9 +70,9 @@ struct NvlinkSpec {
 /// The PCIe tree of a node: GPUs and NICs under PCIe switches (or directly on the CPU root
 /// complexes when switches = 0), switches on the sockets' root complexes.
 struct PcieSpec {
-  std::uint32_t gen = 4;   ///< 3, 4, 5 or 6
+  std::uint32_t gen = 4; ///< 3, 4, 5 or 6
   std::uint32_t lanes = 16;
-  Bandwidth bandwidth{0};  ///< per link and direction; 0: from gen and lanes
+  Bandwidth bandwidth{0}; ///< per link and direction; 0: from gen and lanes
   std::uint32_t switches = 0;
   bool p2p = true;         ///< GPU peer-to-peer through the switches
   Seconds latency{0.5e-6}; ///< per PCIe link
@@ -135,10 +135,12 @@ struct NetworkSpec {
   bool operator==(const NetworkSpec&) const = default;
 };
 
-/// One line of an Open MPI rankfile: rank `rank` on node `node`, slot `slot` of that node.
+/// One line of an Open MPI rankfile: rank `rank` on node `node`, slot `slot` of that node (a GPU
+/// index on GPU nodes; a core, or core `slot` of socket `socket` when given, on CPU nodes).
 struct RankSlot {
   std::uint32_t rank = 0;
   std::uint32_t node = 0;
+  std::int32_t socket = -1;
   std::uint32_t slot = 0;
   SourcePos pos;
   bool operator==(const RankSlot&) const = default;

@@ -42,7 +42,8 @@ enum class DeviceKind : std::uint8_t {
   pcie_switch,
   nic,
   network_switch,
-  numa ///< a NUMA domain: the memory that cores of a socket share
+  numa, ///< a NUMA domain: the memory that cores of a socket share
+  core  ///< a CPU core that hosts a rank (MPI process)
 };
 enum class LinkKind : std::uint8_t {
   generic,
@@ -50,7 +51,7 @@ enum class LinkKind : std::uint8_t {
   pcie,
   ib,
   ethernet,
-  upi,  ///< inter-socket link (UPI, Infinity Fabric xGMI, X-Bus)
+  upi, ///< inter-socket link (UPI, Infinity Fabric xGMI, X-Bus)
   intra,
   memory ///< core <-> its NUMA domain (shared-memory transfers)
 };

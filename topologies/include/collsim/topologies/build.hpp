@@ -31,5 +31,7 @@ core::Topology build_system(const core::TopologySpec& spec, std::uint32_t ranks)
 /// naming a node the system does not have, a network too small for the nodes' NICs); throws
 /// core::ScenarioError at the offending value. io::load_scenario calls it.
 void validate(const core::TopologySpec& spec);
+/// How many ranks the topology can host (0: as many as asked, nodes are added on demand).
+std::uint64_t rank_capacity(const core::TopologySpec& spec);
 
 } // namespace collsim::topologies
