@@ -3,7 +3,9 @@
 // inside a node, 8 NICs of 400 Gb/s and 1.5 us per node, 0.3 us in the network switch), the
 // exported graphs, and the usage errors.
 
+#include "cli_test_support.hpp"
 #include <array>
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -15,40 +17,8 @@
 
 namespace {
 
-struct Output {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-/// Runs collsim with `args` (shell-quoted by the caller) from the source directory.
-Output run_collsim(const std::string& args) {
-  char err_template[] = "/tmp/collsim_topology_test_XXXXXX";
-  const int fd = mkstemp(err_template);
-  REQUIRE(fd >= 0);
-  close(fd);
-  const std::string err_file = err_template;
-  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
-                          "' " + args + " 2>'" + err_file + "'";
-  Output o;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-    o.out.append(buf.data(), n);
-  }
-  const int status = pclose(pipe);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
-    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) {
-      o.err.append(buf.data(), n);
-    }
-    std::fclose(f);
-  }
-  std::remove(err_file.c_str());
-  return o;
-}
+using collsim::testing::Output;
+using collsim::testing::run_collsim;
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;

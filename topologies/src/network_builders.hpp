@@ -79,12 +79,40 @@ public:
   /// Ports of a group that carry a link (the rest stay dark).
   [[nodiscard]] std::uint32_t used_ports() const;
 
+  /// One global link from group `from` to group `to` (!= from), copy `key` mod copies: the port
+  /// it leaves `from` by and the port it arrives at in `to` (the switch of a port is port / h).
+  struct Crossing {
+    std::uint32_t out = 0;
+    std::uint32_t in = 0;
+  };
+  [[nodiscard]] Crossing crossing(std::uint32_t from, std::uint32_t to, std::uint32_t key) const;
+
 private:
   std::uint32_t groups_;
   std::uint32_t base_ = 0;
   std::vector<std::uint32_t> extra_rank_; ///< per offset: its place among the extra links
   std::uint32_t extras_ = 0;
 };
+
+/// What the checks of the group-based networks (dragonfly, dragonfly+) need to know of a shape:
+/// `carriers` switches per group carry `h` global links each; `units` switches per group carry
+/// `hosts` NICs each.
+struct GroupedShape {
+  const char* kind;       ///< "dragonfly", "dragonfly+"
+  const char* global_key; ///< "global_links_per_router"
+  const char* carriers_key;
+  std::uint32_t carriers = 0;
+  std::uint32_t h = 0;
+  const char* units_name; ///< "routers", "leaves"
+  std::uint32_t units = 0;
+  const char* hosts_key;
+  std::uint32_t hosts = 0;
+  std::uint64_t max_groups = 0;
+  std::uint64_t capacity = 0;
+};
+/// The checks they share: the options, the routing, enough global links to join every pair of
+/// groups, and room for `ports` NICs.
+void check_grouped(const core::TopologySpec& spec, std::uint64_t ports, const GroupedShape& s);
 
 /// A deterministic 64-bit mix (splitmix64's finaliser), for Valiant's intermediate groups.
 std::uint64_t mix_bits(std::uint64_t x);

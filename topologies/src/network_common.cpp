@@ -87,8 +87,45 @@ std::uint32_t GlobalWiring::port(std::uint32_t offset, std::uint32_t copy) const
   return base_ * (groups_ - 1) + extra_rank_[offset];
 }
 
+GlobalWiring::Crossing GlobalWiring::crossing(std::uint32_t from, std::uint32_t to,
+                                              std::uint32_t key) const {
+  const std::uint32_t offset = (to + groups_ - from) % groups_;
+  const std::uint32_t copy = key % copies(offset);
+  return {port(offset, copy), port(groups_ - offset, copy)};
+}
+
 std::uint32_t GlobalWiring::used_ports() const {
   return groups_ < 2 ? 0 : base_ * (groups_ - 1) + extras_;
+}
+
+void check_grouped(const core::TopologySpec& spec, std::uint64_t ports, const GroupedShape& s) {
+  check_network_options(spec);
+  const core::NetworkSpec& net = spec.system.network;
+  if (net.routing != "minimal" && net.routing != "valiant") {
+    network_error(spec, "routing",
+                  fmt::format("expected minimal or valiant routing, got '{}'", net.routing));
+  }
+  if (net.groups > s.max_groups) {
+    network_error(spec, s.global_key,
+                  fmt::format("{} groups need {} global links per group to join every pair of "
+                              "groups, but {} {} x {} {} = {}",
+                              net.groups, net.groups - 1, s.carriers_key, s.carriers, s.global_key,
+                              s.h, static_cast<std::uint64_t>(s.carriers) * s.h));
+  }
+  if (ports <= s.capacity) {
+    return;
+  }
+  if (net.groups > 0) {
+    network_error(spec, "groups",
+                  fmt::format("{} NICs do not fit a {} of {} groups x {} {} x {} {} = {} ports",
+                              ports, s.kind, net.groups, s.units, s.units_name, s.hosts,
+                              s.hosts_key, s.capacity));
+  }
+  network_error(spec, s.global_key,
+                fmt::format("{} NICs do not fit a {} of {} {} x {} {} per group: at most {} x {} "
+                            "+ 1 = {} groups, {} ports",
+                            ports, s.kind, s.units, s.units_name, s.hosts, s.hosts_key,
+                            s.carriers_key, s.global_key, s.max_groups, s.capacity));
 }
 
 std::uint64_t mix_bits(std::uint64_t x) {

@@ -121,15 +121,13 @@ private:
   std::uint32_t to_group(const core::Topology& t, std::uint32_t cur, std::uint32_t group,
                          std::uint32_t key, std::vector<LinkId>& path) const {
     const std::uint32_t from_group = cur / s_.a;
-    const std::uint32_t offset = (group + s_.groups - from_group) % s_.groups;
-    const std::uint32_t copy = key % wiring_.copies(offset);
-    const std::uint32_t out = wiring_.port(offset, copy);
-    const std::uint32_t gateway = from_group * s_.a + out / s_.h;
+    const auto link = wiring_.crossing(from_group, group, key);
+    const std::uint32_t gateway = from_group * s_.a + link.out / s_.h;
     if (gateway != cur) {
       path.push_back(t.link(router0_ + cur, router0_ + gateway));
     }
-    path.push_back(global_out_[static_cast<std::size_t>(from_group) * s_.a * s_.h + out]);
-    return group * s_.a + wiring_.port(s_.groups - offset, copy) / s_.h;
+    path.push_back(global_out_[static_cast<std::size_t>(from_group) * s_.a * s_.h + link.out]);
+    return group * s_.a + link.in / s_.h;
   }
 
   DragonflyShape s_;
@@ -149,34 +147,12 @@ std::uint64_t dragonfly_capacity(const core::NetworkSpec& spec) {
 }
 
 void check_dragonfly(const core::TopologySpec& spec, std::uint64_t ports) {
-  check_network_options(spec);
   const core::NetworkSpec& net = spec.system.network;
-  if (net.routing != "minimal" && net.routing != "valiant") {
-    network_error(spec, "routing",
-                  fmt::format("expected minimal or valiant routing, got '{}'", net.routing));
-  }
   const DragonflyShape s = shape_of(net, ports);
-  if (net.groups > s.max_groups) {
-    network_error(spec, "global_links_per_router",
-                  fmt::format("{} groups need {} global links per group to join every pair of "
-                              "groups, but routers_per_group {} x global_links_per_router {} = {}",
-                              net.groups, net.groups - 1, s.a, s.h,
-                              static_cast<std::uint64_t>(s.a) * s.h));
-  }
-  const std::uint64_t capacity = dragonfly_capacity(net);
-  if (ports > capacity) {
-    if (net.groups > 0) {
-      network_error(spec, "groups",
-                    fmt::format("{} NICs do not fit a dragonfly of {} groups x {} routers x {} "
-                                "hosts_per_router = {} ports",
-                                ports, net.groups, s.a, s.p, capacity));
-    }
-    network_error(spec, "global_links_per_router",
-                  fmt::format("{} NICs do not fit a dragonfly of {} routers x {} hosts_per_router "
-                              "per group: at most routers_per_group x global_links_per_router + "
-                              "1 = {} groups, {} ports",
-                              ports, s.a, s.p, s.max_groups, capacity));
-  }
+  check_grouped(spec, ports,
+                GroupedShape{"dragonfly", "global_links_per_router", "routers_per_group", s.a, s.h,
+                             "routers", s.a, "hosts_per_router", s.p, s.max_groups,
+                             dragonfly_capacity(net)});
 }
 
 void build_dragonfly(const core::NetworkSpec& spec, const HostPorts& ports, core::Topology& t) {

@@ -160,12 +160,10 @@ private:
   Pos to_group(const core::Topology& t, Pos cur, std::uint32_t group, std::uint32_t key,
                std::vector<LinkId>& path) const {
     const std::uint32_t from_group = group_of(cur);
-    const std::uint32_t offset = (group + s_.groups - from_group) % s_.groups;
-    const std::uint32_t copy = key % wiring_.copies(offset);
-    const std::uint32_t out = wiring_.port(offset, copy);
-    in_group(t, cur, Pos{false, true, from_group * s_.spines + out / s_.h}, key, path);
-    path.push_back(global_out_[static_cast<std::size_t>(from_group) * s_.spines * s_.h + out]);
-    return {false, true, group * s_.spines + wiring_.port(s_.groups - offset, copy) / s_.h};
+    const auto link = wiring_.crossing(from_group, group, key);
+    in_group(t, cur, Pos{false, true, from_group * s_.spines + link.out / s_.h}, key, path);
+    path.push_back(global_out_[static_cast<std::size_t>(from_group) * s_.spines * s_.h + link.out]);
+    return {false, true, group * s_.spines + link.in / s_.h};
   }
 
   DragonflyPlusShape s_;
@@ -186,34 +184,12 @@ std::uint64_t dragonfly_plus_capacity(const core::NetworkSpec& spec) {
 }
 
 void check_dragonfly_plus(const core::TopologySpec& spec, std::uint64_t ports) {
-  check_network_options(spec);
   const core::NetworkSpec& net = spec.system.network;
-  if (net.routing != "minimal" && net.routing != "valiant") {
-    network_error(spec, "routing",
-                  fmt::format("expected minimal or valiant routing, got '{}'", net.routing));
-  }
   const DragonflyPlusShape s = shape_of(net, ports);
-  if (net.groups > s.max_groups) {
-    network_error(spec, "global_links_per_spine",
-                  fmt::format("{} groups need {} global links per group to join every pair of "
-                              "groups, but spines_per_group {} x global_links_per_spine {} = {}",
-                              net.groups, net.groups - 1, s.spines, s.h,
-                              static_cast<std::uint64_t>(s.spines) * s.h));
-  }
-  const std::uint64_t capacity = dragonfly_plus_capacity(net);
-  if (ports > capacity) {
-    if (net.groups > 0) {
-      network_error(spec, "groups",
-                    fmt::format("{} NICs do not fit a dragonfly+ of {} groups x {} leaves x {} "
-                                "hosts_per_leaf = {} ports",
-                                ports, net.groups, s.leaves, s.hosts, capacity));
-    }
-    network_error(spec, "global_links_per_spine",
-                  fmt::format("{} NICs do not fit a dragonfly+ of {} leaves x {} hosts_per_leaf "
-                              "per group: at most spines_per_group x global_links_per_spine + 1 "
-                              "= {} groups, {} ports",
-                              ports, s.leaves, s.hosts, s.max_groups, capacity));
-  }
+  check_grouped(spec, ports,
+                GroupedShape{"dragonfly+", "global_links_per_spine", "spines_per_group", s.spines,
+                             s.h, "leaves", s.leaves, "hosts_per_leaf", s.hosts, s.max_groups,
+                             dragonfly_plus_capacity(net)});
 }
 
 void build_dragonfly_plus(const core::NetworkSpec& spec, const HostPorts& ports,

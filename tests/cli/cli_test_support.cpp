@@ -1,0 +1,40 @@
+#include "cli_test_support.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace collsim::testing {
+
+Output run_collsim(const std::string& args) {
+  char err_template[] = "/tmp/collsim_cli_test_XXXXXX";
+  const int fd = mkstemp(err_template);
+  REQUIRE(fd >= 0);
+  close(fd);
+  const std::string err_file = err_template;
+  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
+                          "' " + args + " 2>'" + err_file + "'";
+  Output o;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+    o.out.append(buf.data(), n);
+  }
+  const int status = pclose(pipe);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0) {
+      o.err.append(buf.data(), n);
+    }
+    std::fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return o;
+}
+
+} // namespace collsim::testing
