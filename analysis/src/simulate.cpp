@@ -3,6 +3,7 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/engines/analytic.hpp"
 #include "collsim/engines/loggp.hpp"
+#include "collsim/engines/simgrid.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <algorithm>
@@ -16,7 +17,7 @@
 namespace collsim::analysis {
 
 std::vector<std::string> engine_names() {
-  return {"loggp", "analytic"};
+  return {"loggp", "analytic", "simgrid"};
 }
 
 void check_engine(std::string_view engine) {
@@ -28,11 +29,11 @@ void check_engine(std::string_view engine) {
 
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
-                         std::string_view engine, const algorithms::Request& request,
+                         const EngineChoice& engine, const algorithms::Request& request,
                          core::RunResult* run, const core::RunOptions& options) {
-  check_engine(engine);
+  check_engine(engine.name);
   core::Seconds time;
-  if (engine == "analytic") {
+  if (engine.name == "analytic") {
     const auto cost = registry.cost(algo, request);
     if (!cost) {
       throw core::UsageError(
@@ -47,20 +48,24 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     }
   } else {
     const core::Schedule schedule = registry.generate(algo, request);
-    engines::LogGPEngine loggp;
-    core::RunResult result = loggp.run(schedule, topology, options);
+    core::RunResult result;
+    if (engine.name == "simgrid") {
+      result = engines::SimgridEngine(engine.simgrid).run(schedule, topology, options);
+    } else {
+      result = engines::LogGPEngine().run(schedule, topology, options);
+    }
     time = result.time;
     if (run != nullptr) {
       *run = std::move(result);
     }
   }
-  return core::make_result_row(request.collective, algo.name, std::string(engine), request.ranks,
+  return core::make_result_row(request.collective, algo.name, engine.name, request.ranks,
                                request.bytes, time, request.root);
 }
 
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress,
-                      unsigned threads) {
+                      unsigned threads, bool link_loads) {
   // YAML paths in messages ("studies[1].ranks") when the study belongs to the scenario.
   std::string prefix;
   if (!scenario.studies.empty() && &study >= scenario.studies.data() &&
@@ -186,6 +191,11 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   }
 
   out.rows.resize(points.size());
+  const bool keep_loads = link_loads && study.engine != "analytic";
+  if (keep_loads) {
+    out.link_loads.resize(points.size());
+  }
+  const EngineChoice engine(study.engine, scenario.simgrid);
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> finished{0};
   std::exception_ptr failure;
@@ -205,7 +215,15 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         req.root = study.root;
         req.params = algo_params[pt.algo_index];
         req.topology = &topologies.at(pt.ranks);
-        out.rows[i] = simulate(registry, *pt.algo, *req.topology, study.engine, req);
+        if (keep_loads) {
+          core::RunOptions options;
+          options.link_loads = true;
+          core::RunResult run;
+          out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req, &run, options);
+          out.link_loads[i] = link_reports(*req.topology, run.link_loads, run.time);
+        } else {
+          out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req);
+        }
       } catch (...) {
         const std::lock_guard lock(failure_lock);
         if (!failure) {
@@ -233,6 +251,66 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     std::rethrow_exception(failure);
   }
   out.crossovers = crossovers(out.rows);
+  return out;
+}
+
+std::vector<LinkReport> link_reports(const core::Topology& topology,
+                                     const std::vector<core::LinkLoad>& loads, core::Seconds time) {
+  std::vector<LinkReport> out;
+  out.reserve(loads.size());
+  for (const core::LinkLoad& l : loads) {
+    const core::Link& link = topology.links().at(l.link);
+    LinkReport r;
+    r.label = core::link_label(topology, l.link);
+    r.kind = std::string(core::to_string(link.kind));
+    r.bandwidth = link.bandwidth;
+    r.load = l;
+    const double capacity = link.bandwidth.bytes_per_second * time.value;
+    r.utilization = capacity > 0.0 ? static_cast<double>(l.bytes) / capacity : 0.0;
+    out.push_back(std::move(r));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const LinkReport& a, const LinkReport& b) {
+    return a.utilization > b.utilization;
+  });
+  return out;
+}
+
+PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
+                   const algorithms::Registry& registry, const core::RunOptions& options) {
+  if (study.engine == "analytic") {
+    throw core::UsageError("the analytic engine has no timeline: use --engine loggp or simgrid");
+  }
+  if (study.algorithms.empty() || study.ranks.empty() || study.sizes.empty()) {
+    throw core::UsageError("a point run needs an algorithm, a rank count and a size");
+  }
+  // The same checks and messages as a study of this one point.
+  core::StudySpec one = study;
+  one.algorithms.resize(1);
+  one.ranks.resize(1);
+  one.sizes.resize(1);
+  const StudyResult checked = run_study(scenario, one, registry, {}, 1);
+  if (checked.rows.empty()) {
+    throw core::UsageError(checked.skipped.empty() ? std::string("the point was skipped")
+                                                   : checked.skipped.front());
+  }
+  const algorithms::AlgorithmInfo& algo = registry.find(one.collective, one.algorithms[0]);
+  PointRun out;
+  out.topology = topologies::build(scenario.topology, one.ranks[0]);
+  algorithms::Request req;
+  req.collective = one.collective;
+  req.ranks = one.ranks[0];
+  req.bytes = one.sizes[0];
+  req.root = one.root;
+  req.params = algorithms::resolve_params(algo, one.params);
+  req.topology = &out.topology;
+  out.schedule = registry.generate(algo, req);
+  if (one.engine == "simgrid") {
+    out.result = engines::SimgridEngine(scenario.simgrid).run(out.schedule, out.topology, options);
+  } else {
+    out.result = engines::LogGPEngine().run(out.schedule, out.topology, options);
+  }
+  out.row = core::make_result_row(req.collective, algo.name, one.engine, req.ranks, req.bytes,
+                                  out.result.time, req.root);
   return out;
 }
 

@@ -4,12 +4,14 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/io/chrome_trace.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/writers.hpp"
 
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace collsim::cli {
 namespace {
@@ -18,6 +20,7 @@ struct OutputOptions {
   std::string format = "table";
   std::string output;
   unsigned threads = 0;
+  int links = -1; ///< most loaded links shown per run; -1: 5 for simgrid studies, else none
 };
 
 void add_output_options(CLI::App* cmd, OutputOptions& o) {
@@ -26,6 +29,70 @@ void add_output_options(CLI::App* cmd, OutputOptions& o) {
   cmd->add_option("-o,--output", o.output, "Write to this file instead of standard output");
   cmd->add_option("--threads", o.threads, "Worker threads for the sweep (0: all cores)")
       ->capture_default_str();
+  cmd->add_option("--links", o.links,
+                  "Show the N most loaded links of every run (default: 5 with the simgrid "
+                  "engine, none with loggp; 0: none)")
+      ->check(CLI::Range(0, 1000000));
+}
+
+/// How many links to show for a study.
+int links_shown(const OutputOptions& o, const core::StudySpec& st) {
+  if (o.links >= 0) {
+    return st.engine == "analytic" ? 0 : o.links;
+  }
+  return st.engine == "simgrid" ? 5 : 0;
+}
+
+/// The most loaded links of each run, as comment lines under the study's table.
+std::string format_link_loads(const analysis::StudyResult& r, int shown) {
+  std::string out;
+  for (std::size_t i = 0; i < r.rows.size() && i < r.link_loads.size(); ++i) {
+    const core::ResultRow& row = r.rows[i];
+    const auto& links = r.link_loads[i];
+    out += fmt::format("#\n# most loaded links: {}, {} ranks, {}, engine {} ({} links carried "
+                       "traffic)\n",
+                       row.algorithm, row.ranks, core::format_bytes(row.bytes), row.engine,
+                       links.size());
+    if (links.empty()) {
+      out += "#   (none: a full mesh has no shared links)\n";
+      continue;
+    }
+    out += fmt::format("# {:>44}  {:>7}  {:>10}  {:>14}  {:>10}  {:>6}  {:>6}\n", "link", "kind",
+                       "bandwidth", "bytes", "busy", "busy", "util");
+    out += fmt::format("# {:>44}  {:>7}  {:>10}  {:>14}  {:>10}  {:>6}  {:>6}\n", "", "", "(GB/s)",
+                       "(B)", "(us)", "(%)", "(%)");
+    for (std::size_t k = 0; k < links.size() && static_cast<int>(k) < shown; ++k) {
+      const analysis::LinkReport& l = links[k];
+      const double busy_pct =
+          row.time.value > 0.0 ? 100.0 * l.load.busy.value / row.time.value : 0.0;
+      out += fmt::format("# {:>44}  {:>7}  {:>10.2f}  {:>14}  {:>10.2f}  {:>6.1f}  {:>6.1f}\n",
+                         l.label, l.kind, l.bandwidth.bytes_per_second / 1e9, l.load.bytes,
+                         l.load.busy.value * 1e6, busy_pct, 100.0 * l.utilization);
+    }
+  }
+  return out;
+}
+
+nlohmann::json link_loads_json(const analysis::StudyResult& r, int shown) {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t i = 0; i < r.rows.size() && i < r.link_loads.size(); ++i) {
+    nlohmann::json links = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.link_loads[i].size() && static_cast<int>(k) < shown; ++k) {
+      const analysis::LinkReport& l = r.link_loads[i][k];
+      links.push_back({{"link", l.label},
+                       {"kind", l.kind},
+                       {"bandwidth_GBps", l.bandwidth.bytes_per_second / 1e9},
+                       {"bytes", l.load.bytes},
+                       {"messages", l.load.messages},
+                       {"busy_us", l.load.busy.value * 1e6},
+                       {"utilization", l.utilization}});
+    }
+    out.push_back({{"algorithm", r.rows[i].algorithm},
+                   {"ranks", r.rows[i].ranks},
+                   {"bytes", r.rows[i].bytes.value},
+                   {"links", std::move(links)}});
+  }
+  return out;
 }
 
 std::string study_title(std::size_t index, const core::StudySpec& st) {
@@ -55,13 +122,24 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
                         scenario.topology.kind);
   }
   std::vector<std::string> skipped;
+  nlohmann::json all_links = nlohmann::json::array();
   for (std::size_t i = 0; i < scenario.studies.size(); ++i) {
     const auto& study = scenario.studies[i];
-    const auto result = analysis::run_study(
-        scenario, study, registry, terminal_progress(fmt::format("study {}", i + 1)), o.threads);
+    const int shown = links_shown(o, study);
+    const auto result = analysis::run_study(scenario, study, registry,
+                                            terminal_progress(fmt::format("study {}", i + 1)),
+                                            o.threads, shown > 0);
+    if (shown > 0) {
+      for (auto& j : link_loads_json(result, shown)) {
+        all_links.push_back(std::move(j));
+      }
+    }
     if (format == Format::table) {
       text += "#\n" + study_title(i, study) + "\n";
       text += io::format_table(result.rows);
+      if (shown > 0) {
+        text += format_link_loads(result, shown);
+      }
       for (const auto& s : result.skipped) {
         text += fmt::format("# skipped: {}\n", s);
       }
@@ -80,9 +158,32 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
     extras.string_fields.emplace_back("scenario", scenario.name);
     extras.raw_fields.emplace_back("crossovers", crossovers_json(all_cross));
     extras.raw_fields.emplace_back("skipped", nlohmann::json(skipped).dump());
+    if (!all_links.empty()) {
+      extras.raw_fields.emplace_back("link_loads", all_links.dump());
+    }
     text = io::format_json(all_rows, extras);
   }
   emit(text, o.output);
+}
+
+/// `--trace`: one run with its timeline, written as a Chrome trace.
+void write_trace(const core::Scenario& scenario, const std::string& path) {
+  const core::StudySpec& st = scenario.studies.front();
+  if (st.algorithms.size() != 1 || st.ranks.size() != 1 || st.sizes.size() != 1) {
+    throw core::UsageError(fmt::format(
+        "--trace records one run: give one algorithm, one --ranks value and one --sizes value "
+        "(got {} algorithms, {} rank counts, {} sizes)",
+        st.algorithms.size(), st.ranks.size(), st.sizes.size()));
+  }
+  core::RunOptions options;
+  options.timeline = true;
+  options.messages = true;
+  const algorithms::Registry registry = algorithms::make_default_registry();
+  const analysis::PointRun run = analysis::run_point(scenario, st, registry, options);
+  std::ostringstream text;
+  io::write_chrome_trace(text, run.schedule, run.topology, run.result,
+                         {st.engine, run.row.algorithm, scenario.name});
+  emit(text.str(), path);
 }
 
 } // namespace
@@ -112,6 +213,7 @@ void add_sim(CLI::App& app) {
     std::string engine = "loggp";
     std::uint32_t root = 0;
     std::vector<std::string> params;
+    std::string trace;
     OutputOptions out;
   };
   auto a = std::make_shared<Args>();
@@ -128,7 +230,13 @@ void add_sim(CLI::App& app) {
                   "Message sizes: MIN:MAX:xF, MIN:MAX:+STEP or a comma list (B, KiB, MiB, GiB, KB, "
                   "MB, GB)")
       ->capture_default_str();
-  cmd->add_option("--engine", a->engine, "Engine: loggp or analytic")->capture_default_str();
+  cmd->add_option("--engine", a->engine,
+                  "Engine: loggp (LogGP, no contention), simgrid (flow-level, contention) or "
+                  "analytic (closed forms)")
+      ->capture_default_str();
+  cmd->add_option("--trace", a->trace,
+                  "Write a Chrome trace (JSON for Perfetto or chrome://tracing) of one run: give "
+                  "one algorithm, one rank count and one size");
   cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
   add_output_options(cmd, a->out);
@@ -150,6 +258,9 @@ void add_sim(CLI::App& app) {
       }
     }
     scenario.studies = {study};
+    if (!a->trace.empty()) {
+      write_trace(scenario, a->trace);
+    }
     run_and_print(scenario, a->out, "sim");
   });
 }

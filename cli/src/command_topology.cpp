@@ -5,6 +5,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
+#include "collsim/engines/simgrid.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
 #include "collsim/topologies/summary.hpp"
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace collsim::cli {
 namespace {
@@ -462,13 +464,23 @@ void add_topology(CLI::App& app) {
   exp->add_option("--ranks", e->ranks,
                   "Build for this many ranks (default: the largest rank count of the studies)")
       ->check(CLI::Range(1U, io::kMaxScenarioRanks));
-  exp->add_option("--format", e->format, "dot, graphml or json")->required();
+  exp->add_option("--format", e->format,
+                  "dot, graphml, json, or simgrid (the SimGrid platform XML the simgrid engine "
+                  "builds, for smpirun -platform)")
+      ->required();
   exp->add_option("-o,--output", e->output, "Write to this file instead of standard output");
   exp->callback([e] {
-    if (e->format != "dot" && e->format != "graphml" && e->format != "json") {
-      throw core::UnknownNameError("format", e->format, {"dot", "graphml", "json"});
+    if (e->format != "dot" && e->format != "graphml" && e->format != "json" &&
+        e->format != "simgrid") {
+      throw core::UnknownNameError("format", e->format, {"dot", "graphml", "json", "simgrid"});
     }
     const Built b(e->scenario, e->ranks);
+    if (e->format == "simgrid") {
+      std::ostringstream xml;
+      engines::write_simgrid_platform(xml, b.topology, b.topology.rank_count());
+      emit(xml.str(), e->output);
+      return;
+    }
     const auto write = [&](const core::Topology& t) {
       if (e->format == "dot") {
         std::string title = fmt::format("scenario '{}' ({})", b.scenario.name, b.scenario.file);

@@ -14,6 +14,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <fmt/format.h>
@@ -34,8 +35,14 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 5> kScenarioKeys{"name", "base", "description", "topology",
-                                                        "studies"};
+constexpr std::array<std::string_view, 6> kScenarioKeys{"name",     "base",    "description",
+                                                        "topology", "simgrid", "studies"};
+constexpr std::array<std::string_view, 7> kSimgridKeys{
+    "network_model", "tcp_gamma",    "latency_factor", "bandwidth_factor",
+    "weight_s",      "crosstraffic", "send_port"};
+// SimGrid 3.32's network models that need no extra configuration (ns-3 is not in Debian's build).
+constexpr std::array<std::string_view, 5> kSimgridModels{"CM02", "LV08", "SMPI", "IB", "Constant"};
+constexpr std::array<std::string_view, 2> kSendPorts{"serial", "shared"};
 constexpr std::array<std::string_view, 3> kScenarioRequired{"name", "topology", "studies"};
 
 constexpr std::array<std::string_view, 7> kUniformKeys{
@@ -384,11 +391,63 @@ private:
         out.description = scalar(f.value, "a description");
       } else if (f.key == "topology") {
         out.topology = topology(f, derived ? &out.topology : nullptr);
+      } else if (f.key == "simgrid") {
+        out.simgrid = simgrid(f.value, out.simgrid);
       } else if (f.key == "studies") {
         out.studies = studies(f.value);
       }
     }
     return out;
+  }
+
+  /// The SimGrid engine's settings; keys not written keep `base`'s values (the defaults, or the
+  /// base scenario's).
+  core::SimgridSpec simgrid(const Located& at, core::SimgridSpec out) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    const Fields fields = read_map(at, kSimgridKeys, {});
+    for (const auto& f : fields.fields) {
+      const Located& v = f.value;
+      if (f.key == "network_model") {
+        out.network_model = one_of(v, "SimGrid network model", "a network model", kSimgridModels);
+      } else if (f.key == "tcp_gamma") {
+        const auto parsed = core::parse_bytes(scalar(v, "a size like '4 MiB' (0: no bound)"));
+        if (!parsed.ok()) {
+          fail(v, parsed.error);
+        }
+        out.tcp_gamma = static_cast<double>(parsed.value.value);
+      } else if (f.key == "latency_factor") {
+        out.latency_factor = factor(v);
+      } else if (f.key == "bandwidth_factor") {
+        out.bandwidth_factor = factor(v);
+      } else if (f.key == "weight_s") {
+        out.weight_s = real(v, "a number of at least 0", 0.0, false);
+      } else if (f.key == "crosstraffic") {
+        out.crosstraffic = boolean(v);
+      } else if (f.key == "send_port") {
+        out.send_port = one_of(v, "send port", "serial or shared", kSendPorts);
+      }
+    }
+    return out;
+  }
+
+  /// A multiplier such as SimGrid's latency or bandwidth factor: a number > 0.
+  static double factor(const Located& at) { return real(at, "a number greater than 0", 0.0, true); }
+
+  /// A finite number >= min (> min when `exclusive`).
+  static double real(const Located& at, std::string_view expected, double min, bool exclusive) {
+    const std::string text = scalar(at, expected);
+    double value = 0.0;
+    const char* last = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), last, value);
+    if (ec != std::errc() || ptr != last || !std::isfinite(value)) {
+      fail(at, fmt::format("expected {}, got '{}'", expected, text));
+    }
+    if (value < min || (exclusive && value == min)) {
+      fail(at, fmt::format("expected {}, got {}", expected, text));
+    }
+    return value;
   }
 
   /// The topology section; `base` is the topology it overrides (a derived scenario): keys not

@@ -33,7 +33,7 @@ struct BadScenario {
 std::vector<BadScenario> bad_scenarios() {
   return {
   // Unknown, misplaced and repeated keys.
-  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, studies"},
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, studies"},
   {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
@@ -52,8 +52,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
   {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
   // Wrong types and shapes.
-  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, studies), got nothing"},
-  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, studies), got a list"},
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, studies), got a list"},
   {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
   {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
   {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
@@ -163,6 +163,15 @@ std::vector<BadScenario> bad_scenarios() {
   // A base file that does not exist is reported at that file, not at the `base` line.
   {"base_file_missing.yaml", "base_file_missing.yaml:2:7: error: base: cannot open base scenario '" + bad_dir() + "/no_such_base.yaml': No such file or directory"},
   // YAML syntax, reported with yaml-cpp's own message and position.
+  // The SimGrid engine's settings.
+  {"simgrid_bad_send_port.yaml", "simgrid_bad_send_port.yaml:6:14: error: simgrid.send_port: unknown send port 'parallel'; valid values are: serial, shared"},
+  {"simgrid_bad_tcp_gamma.yaml", "simgrid_bad_tcp_gamma.yaml:6:14: error: simgrid.tcp_gamma: expected a size like '64 KiB', '1 MB' or '8 B', got 'big'"},
+  {"simgrid_factor_not_a_number.yaml", "simgrid_factor_not_a_number.yaml:6:19: error: simgrid.latency_factor: expected a number greater than 0, got 'fast'"},
+  {"simgrid_negative_weight.yaml", "simgrid_negative_weight.yaml:6:13: error: simgrid.weight_s: expected a number of at least 0, got -1"},
+  {"simgrid_not_a_map.yaml", "simgrid_not_a_map.yaml:5:10: error: simgrid: expected a map, got 'CM02'"},
+  {"simgrid_unknown_key.yaml", "simgrid_unknown_key.yaml:6:3: error: simgrid.tcp_window: unknown key 'tcp_window'; valid keys are: network_model, tcp_gamma, latency_factor, bandwidth_factor, weight_s, crosstraffic, send_port"},
+  {"simgrid_unknown_model.yaml", "simgrid_unknown_model.yaml:6:18: error: simgrid.network_model: unknown SimGrid network model 'CM2' (did you mean 'CM02'?); valid values are: CM02, LV08, SMPI, IB, Constant"},
+  {"simgrid_zero_factor.yaml", "simgrid_zero_factor.yaml:6:21: error: simgrid.bandwidth_factor: expected a number greater than 0, got 0"},
   {"invalid_yaml.yaml", "invalid_yaml.yaml:10:10: error: invalid YAML: end of sequence flow not found"},
   };
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unordered_map>
+#include <utility>
 
 namespace collsim::engines {
 namespace {
@@ -189,38 +190,6 @@ private:
   std::unordered_map<std::uint64_t, core::RouteCost> cache_;
 };
 
-/// The device of every participant: ranks as the topology maps them, agents by name.
-std::vector<core::DeviceId> participant_devices(const core::Schedule& s, const core::Topology& t) {
-  const auto& agents = s.header().agents;
-  if (t.is_full_mesh()) {
-    if (!agents.empty()) {
-      throw core::EngineError(fmt::format(
-          "loggp: the schedule has in-network agents ({}) but the topology is a full mesh "
-          "without switches",
-          fmt::join(agents, ", ")));
-    }
-    return {};
-  }
-  std::vector<core::DeviceId> out;
-  out.reserve(s.participants());
-  for (Rank r = 0; r < s.ranks(); ++r) {
-    out.push_back(t.device_of(r));
-  }
-  for (const std::string& name : agents) {
-    const auto d = t.find_device(name);
-    if (!d) {
-      throw core::EngineError(
-          fmt::format("loggp: agent '{}' is not a device of the topology", name));
-    }
-    if (!t.devices()[*d].reduces) {
-      throw core::EngineError(
-          fmt::format("loggp: agent '{}' is a device that cannot reduce in the network", name));
-    }
-    out.push_back(*d);
-  }
-  return out;
-}
-
 double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
   return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
 }
@@ -228,9 +197,9 @@ double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
 class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
-      : s_(s), t_(t), opt_(opt), routes_(t, participant_devices(s, t)), ops_(s.op_count()),
-        ranks_(s.participants()), lanes_(s), lane_(lanes_.count()), protocol_(s.header().protocol),
-        plain_(s.header().protocol == core::Protocol{}) {
+      : s_(s), t_(t), opt_(opt), routes_(t, core::participant_devices(s, t, "loggp")),
+        ops_(s.op_count()), ranks_(s.participants()), lanes_(s), lane_(lanes_.count()),
+        protocol_(s.header().protocol), plain_(s.header().protocol == core::Protocol{}) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
     const std::size_t unmatched =
         core::match_messages(s, [this](OpId send, OpId recv) { ops_[send].link = recv; });
@@ -255,6 +224,9 @@ public:
     }
     if (opt.timeline) {
       start_.assign(s.op_count(), 0.0);
+    }
+    if (opt.messages || opt.link_loads) {
+      wire_.assign(s.op_count(), {0.0, 0.0});
     }
   }
 
@@ -297,6 +269,18 @@ public:
       res.timeline.reserve(s_.op_count());
       for (OpId id = 0; id < s_.op_count(); ++id) {
         res.timeline.push_back({id, core::Seconds{start_[id]}, core::Seconds{ops_[id].time}});
+      }
+    }
+    if (!wire_.empty()) {
+      res.message_timeline.reserve(messages_);
+      for (OpId id = 0; id < s_.op_count(); ++id) {
+        if (s_.kind(id) == OpKind::send) {
+          const auto& w = wire_[ops_[id].partner()];
+          res.message_timeline.push_back({id, core::Seconds{w.first}, core::Seconds{w.second}});
+        }
+      }
+      if (opt_.link_loads) {
+        res.link_loads = core::link_loads(s_, t_, res.message_timeline);
       }
     }
     return res;
@@ -376,6 +360,9 @@ private:
         rs.send_free = start + ep.gap.value;
         done(id, r, start, inject + duration);
         const OpId recv = ops_[id].partner();
+        if (!wire_.empty()) {
+          wire_[recv].first = inject;
+        }
         queue_.push(Arrival{inject + latency(rc, r, peer), recv, peer});
         // The arrival is handled after the other ranks' events of this wave: load what it will
         // touch now, so those loads overlap instead of each stalling on memory.
@@ -417,6 +404,9 @@ private:
         rate_time(wire_bytes(s_.length(a.recv)), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
     const double data_in = (rs.agent ? a.time() : std::max(a.time(), rs.recv_free)) + duration;
     rs.recv_free = data_in;
+    if (!wire_.empty()) {
+      wire_[a.recv].second = data_in;
+    }
     OpState& st = ops_[a.recv];
     if (st.state() == kWaiting) {
       complete_receive(a.recv, a.rank, st.time, data_in);
@@ -461,6 +451,7 @@ private:
   Routes routes_;
   core::BigVector<OpState> ops_;
   core::BigVector<double> start_;
+  core::BigVector<std::pair<double, double>> wire_; // per receive: the message's time on the wire
   std::vector<RankState> ranks_;
   core::Lanes lanes_;
   std::vector<LaneState> lane_;

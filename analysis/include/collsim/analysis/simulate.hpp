@@ -14,16 +14,25 @@
 
 namespace collsim::analysis {
 
-/// "loggp", "analytic".
+/// "loggp", "analytic", "simgrid".
 std::vector<std::string> engine_names();
 /// Throws UnknownNameError for an engine collsim does not have.
 void check_engine(std::string_view engine);
+
+/// An engine by name with its settings (the scenario's `simgrid` section for "simgrid").
+struct EngineChoice {
+  std::string name = "loggp";
+  core::SimgridSpec simgrid;
+  EngineChoice() = default;
+  EngineChoice(std::string_view n) : name(n) {} // NOLINT(google-explicit-constructor)
+  EngineChoice(std::string_view n, core::SimgridSpec s) : name(n), simgrid(std::move(s)) {}
+};
 
 /// Times one point. For "analytic" the algorithm must declare a closed form for the request
 /// (UsageError otherwise). `run` (optional) receives the engine's full result.
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
-                         std::string_view engine, const algorithms::Request& request,
+                         const EngineChoice& engine, const algorithms::Request& request,
                          core::RunResult* run = nullptr, const core::RunOptions& options = {});
 
 /// The fastest algorithm for each contiguous size range at one rank count.
@@ -42,8 +51,21 @@ struct CrossoverRange {
 /// with the same winner. Rows are compared at equal (collective, ranks, bytes).
 std::vector<CrossoverRange> crossovers(const std::vector<core::ResultRow>& rows);
 
+/// A link's load with what a report shows about the link.
+struct LinkReport {
+  std::string label; ///< "from -> to" (core::link_label)
+  std::string kind;  ///< nvlink, pcie, ib, ...
+  core::Bandwidth bandwidth;
+  core::LinkLoad load;
+  /// bytes / (bandwidth x run time): the share of the run the link would be busy at full rate.
+  double utilization = 0.0;
+};
+
 struct StudyResult {
   std::vector<core::ResultRow> rows; ///< algorithm-major, then ranks, then size
+  /// Per row, the links that carried traffic, most utilised first (only when run_study was asked
+  /// for link loads and the engine simulates messages; empty vectors otherwise).
+  std::vector<std::vector<LinkReport>> link_loads;
   std::vector<CrossoverRange> crossovers;
   std::vector<std::string> skipped; ///< "algorithm at N ranks: reason"
 };
@@ -55,8 +77,27 @@ using Progress = std::function<void(std::size_t done, std::size_t total)>;
 /// Runs every (algorithm, ranks, size) point of a study. Algorithm names are resolved by the
 /// registry (errors are ScenarioErrors at the name's position); topology size errors point at the
 /// study's `ranks`. threads = 0: all hardware threads.
+/// link_loads: also keep every point's link loads (StudyResult::link_loads).
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress = {},
-                      unsigned threads = 0);
+                      unsigned threads = 0, bool link_loads = false);
+
+/// The links of a run, most utilised first (ties: by link id).
+std::vector<LinkReport> link_reports(const core::Topology& topology,
+                                     const std::vector<core::LinkLoad>& loads, core::Seconds time);
+
+/// One point run in full: what `collsim sim --trace` records.
+struct PointRun {
+  core::Topology topology;
+  core::Schedule schedule;
+  core::RunResult result;
+  core::ResultRow row;
+};
+
+/// Runs the first algorithm of `study` at its first rank count and first size with `options`
+/// (names, parameters and sizes are checked as run_study checks them). For the message engines
+/// only (loggp, simgrid): UsageError for "analytic".
+PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
+                   const algorithms::Registry& registry, const core::RunOptions& options);
 
 } // namespace collsim::analysis

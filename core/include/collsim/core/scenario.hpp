@@ -211,11 +211,34 @@ struct StudySpec {
   bool operator==(const StudySpec&) const = default;
 };
 
+/// Settings of the SimGrid flow-level engine (scenario section `simgrid`; docs/engines.md). The
+/// defaults make SimGrid a plain max-min flow model (no TCP window, no correction factors, no
+/// cross-traffic, one injection port per rank) so that on a contention-free platform it agrees
+/// with the loggp engine.
+struct SimgridSpec {
+  std::string network_model = "CM02"; ///< SimGrid's network/model: CM02, LV08, SMPI, IB, Constant
+  /// network/TCP-gamma in bytes: SimGrid bounds a flow's rate by gamma / (2 x route latency);
+  /// 0 means no bound.
+  double tcp_gamma = 0.0;
+  /// network/latency-factor, network/bandwidth-factor, network/weight-S; unset: the model's own
+  /// default (CM02: 1, 1, 0; LV08: 13.01, 0.97, 20537).
+  std::optional<double> latency_factor;
+  std::optional<double> bandwidth_factor;
+  std::optional<double> weight_s;
+  bool crosstraffic = false; ///< network/crosstraffic (TCP acknowledgements on the reverse path)
+  /// "serial": a rank injects one message at a time, as LogGP's single port (the next message
+  /// leaves when the previous one would have finished leaving an idle port); "shared": a rank's
+  /// concurrent messages share its links by max-min, like several streams on one NIC.
+  std::string send_port = "serial";
+  bool operator==(const SimgridSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
   std::string file; ///< the path it was loaded from (for messages)
   TopologySpec topology;
+  SimgridSpec simgrid;
   std::vector<StudySpec> studies;
   bool operator==(const Scenario&) const = default;
 };

@@ -1,0 +1,543 @@
+#include "simulation.hpp"
+
+#include "platform.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/core/verify.hpp"
+#include "collsim/engines/simgrid.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <vector>
+
+namespace collsim::engines::detail {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using core::OpId;
+using core::OpKind;
+using core::Rank;
+
+/// Host speed: one flop is one nanosecond, so executions of `d` seconds are d * 1e9 flops.
+constexpr double kSpeed = 1e9;
+/// Cores per host: executions (reductions, CPU overheads) never share a core, as on loggp, where
+/// they cost their own time whatever else the rank does.
+constexpr int kCores = 1 << 16;
+/// SimGrid's full routing table holds participants^2 entries.
+constexpr std::uint32_t kMaxParticipants = 8192;
+/// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
+constexpr double kEpsilon = 1e-12;
+
+enum class Ev : std::uint8_t { comm, send_delay, send_done, local, launch };
+
+struct Event {
+  sg4::ActivityPtr activity;
+  std::uint32_t subject = 0; // the operation (comm, send_delay, local) or the rank (launch)
+  Ev kind = Ev::comm;
+};
+
+enum : std::uint8_t { kPending = 0, kIssued = 1, kDone = 2 };
+
+struct OpState {
+  double start = 0.0; // issue time (a receive's) or the send's start of CPU work
+  double end = 0.0;   // completion; for a receive whose message arrived: the data's arrival
+  std::uint8_t state = kPending;
+  bool arrived = false; // receives: the matching message is in
+};
+
+struct LaneState {
+  std::size_t next = 0;
+  OpId blocked_on = core::kNoMatch;
+};
+
+struct RankState {
+  const core::EndpointParams* endpoint = nullptr;
+  bool agent = false;
+  bool started = false; // after the protocol's launch latency
+  bool queued = false;  // in the worklist
+  double cpu_free = 0.0;
+  double send_free = 0.0;
+  double inject_free = 0.0;
+  double recv_free = 0.0; // serial port: when the receive port will have taken in what is coming
+  double finish = 0.0;
+};
+
+double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
+  return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
+}
+
+class Simulation {
+public:
+  Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt,
+             const core::SimgridSpec& settings)
+      : s_(s), opt_(opt), serial_(settings.send_port != "shared"),
+        plan_(t, core::participant_devices(s, t, "simgrid"), s.participants()), ops_(s.op_count()),
+        partner_(s.op_count(), core::kNoMatch), ranks_(s.participants()), lanes_(s),
+        lane_(lanes_.count()), protocol_(s.header().protocol),
+        plain_(s.header().protocol == core::Protocol{}) {
+    core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
+    depended_.assign(s.op_count(), false);
+    for (Rank r = 0; r < s.participants(); ++r) {
+      for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+        for (std::uint32_t d : s.deps(id)) {
+          depended_[s.rank_begin(r) + d] = true;
+        }
+      }
+    }
+    for (std::size_t l = 0; l < lanes_.count(); ++l) {
+      lane_[l].next = lanes_.begin(l);
+    }
+    for (Rank r = 0; r < s.participants(); ++r) {
+      if (r < s.ranks()) {
+        ranks_[r].endpoint = &t.endpoint(r);
+      } else {
+        ranks_[r].endpoint =
+            &t.devices()[*t.find_device(s.header().agents[r - s.ranks()])].endpoint;
+        ranks_[r].agent = true;
+      }
+    }
+    // The routes of every pair that exchanges messages, then the platform.
+    for (Rank r = 0; r < s.participants(); ++r) {
+      for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+        if (s.kind(id) == OpKind::send) {
+          (void)plan_.route(r, s.peer(id));
+        }
+      }
+    }
+    node_key_.resize(s.participants());
+    const auto devices = core::participant_devices(s, t, "simgrid");
+    for (Rank r = 0; r < s.participants(); ++r) {
+      node_key_[r] = (std::uint64_t{1} << 40) + r;
+      if (!devices.empty()) {
+        const core::Device& d = t.devices()[devices[r]];
+        if (d.kind != core::DeviceKind::network_switch) {
+          node_key_[r] = d.node;
+        }
+      }
+    }
+    build_platform();
+    if (opt.messages || opt.link_loads) {
+      wire_.assign(s.op_count(), {0.0, 0.0});
+    }
+  }
+
+  core::RunResult run() {
+    sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_completion(a); });
+    for (Rank r = 0; r < s_.participants(); ++r) {
+      const double launch = r < s_.ranks() ? protocol_.launch.value : 0.0;
+      if (launch > kEpsilon) {
+        start_exec(r, launch, Ev::launch, r);
+      } else {
+        ranks_[r].started = true;
+        enqueue(r);
+      }
+    }
+    drain();
+    sg4::Engine::get_instance()->run();
+    graveyard_.clear();
+    return result();
+  }
+
+private:
+  void build_platform() {
+    auto* zone = sg4::create_full_zone("collsim");
+    hosts_.reserve(s_.participants());
+    for (Rank r = 0; r < s_.participants(); ++r) {
+      sg4::Host* h = zone->create_host(fmt::format("p{}", r), kSpeed);
+      h->set_core_count(kCores);
+      h->seal();
+      hosts_.push_back(h);
+    }
+    std::vector<sg4::Link*> links;
+    links.reserve(plan_.links().size());
+    for (const PlanLink& pl : plan_.links()) {
+      sg4::Link* l = zone->create_link(pl.name, pl.bandwidth);
+      l->set_latency(pl.latency);
+      l->set_sharing_policy(pl.fatpipe ? sg4::Link::SharingPolicy::FATPIPE
+                                       : sg4::Link::SharingPolicy::SHARED);
+      l->seal();
+      links.push_back(l);
+    }
+    for (const auto& [key, route] : plan_.routes()) {
+      const auto a = static_cast<Rank>(key >> 32);
+      const auto b = static_cast<Rank>(key & 0xffffffffu);
+      std::vector<sg4::LinkInRoute> in_route;
+      in_route.reserve(route.links.size());
+      for (std::uint32_t l : route.links) {
+        in_route.emplace_back(links[l]);
+      }
+      zone->add_route(hosts_[a]->get_netpoint(), hosts_[b]->get_netpoint(), nullptr, nullptr,
+                      in_route, false);
+    }
+    zone->seal();
+  }
+
+  // --- activities ---------------------------------------------------------------------------
+  std::uint32_t new_event(Ev kind, std::uint32_t subject) {
+    std::uint32_t index = 0;
+    if (!free_.empty()) {
+      index = free_.back();
+      free_.pop_back();
+    } else {
+      index = static_cast<std::uint32_t>(events_.size());
+      events_.emplace_back();
+    }
+    events_[index].kind = kind;
+    events_[index].subject = subject;
+    return index;
+  }
+  static void* tag(std::uint32_t index) {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(index) + 1); // NOLINT
+  }
+
+  void start_exec(Rank r, double seconds, Ev kind, std::uint32_t subject) {
+    const std::uint32_t ev = new_event(kind, subject);
+    sg4::ExecPtr e = sg4::Exec::init();
+    e->set_flops_amount(seconds * kSpeed);
+    e->set_host(hosts_[r]);
+    e->set_data(tag(ev));
+    events_[ev].activity = e;
+    e->start();
+  }
+
+  void start_comm(OpId send) {
+    const Rank from = s_.rank_of(send);
+    const Rank to = s_.peer(send);
+    const std::uint32_t ev = new_event(Ev::comm, send);
+    sg4::CommPtr c = sg4::Comm::sendto_init(hosts_[from], hosts_[to]);
+    c->set_payload_size(wire_bytes(s_.length(send)));
+    c->set_data(tag(ev));
+    events_[ev].activity = c;
+    if (!wire_.empty()) {
+      wire_[partner_[send]].first = now();
+    }
+    if (serial_) {
+      // The send completes when its bytes would have left an idle port, as on loggp (its buffer
+      // may be reused then); an event is needed only when another operation waits for it.
+      const double duration =
+          static_cast<double>(wire_bytes(s_.length(send))) / plan_.route(from, to).bottleneck;
+      ops_[send].end = now() + duration;
+      if (depended_[send]) {
+        if (duration > kEpsilon) {
+          start_exec(from, duration, Ev::send_done, send);
+        } else {
+          complete(send, now());
+        }
+      }
+    }
+    ++messages_;
+    bytes_ += s_.length(send);
+    c->start();
+  }
+
+  void on_completion(const sg4::Activity& a) {
+    graveyard_.clear(); // activities of earlier callbacks: SimGrid is done with them
+    const auto index =
+        static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(a.get_data<void>()) - 1);
+    if (index >= events_.size()) {
+      return; // not ours
+    }
+    if (a.get_state() != sg4::Activity::State::FINISHED) {
+      throw core::EngineError(
+          fmt::format("simgrid: an activity ended in state {}", a.get_state_str()));
+    }
+    const Event ev = events_[index];
+    graveyard_.push_back(std::move(events_[index].activity));
+    free_.push_back(index);
+    switch (ev.kind) {
+    case Ev::launch:
+      ranks_[ev.subject].started = true;
+      enqueue(ev.subject);
+      break;
+    case Ev::send_delay: start_comm(ev.subject); break;
+    case Ev::send_done: complete(ev.subject, now()); break;
+    case Ev::local: complete(ev.subject, now()); break;
+    case Ev::comm: {
+      const OpId send = ev.subject;
+      const OpId recv = partner_[send];
+      if (!wire_.empty()) {
+        wire_[recv].second = now();
+      }
+      if (!serial_) {
+        complete(send, now());
+      } else if (!depended_[send]) {
+        complete(send, ops_[send].end);
+      }
+      ops_[recv].arrived = true;
+      ops_[recv].end = now();
+      if (ops_[recv].state == kIssued) {
+        finish_receive(recv);
+      }
+      break;
+    }
+    }
+    drain();
+  }
+
+  // --- the program ----------------------------------------------------------------------------
+  static double now() { return sg4::Engine::get_clock(); }
+
+  void enqueue(Rank r) {
+    if (!ranks_[r].queued && ranks_[r].started) {
+      ranks_[r].queued = true;
+      work_.push_back(r);
+    }
+  }
+
+  void drain() {
+    while (!work_.empty()) {
+      const Rank r = work_.back();
+      work_.pop_back();
+      ranks_[r].queued = false;
+      issue_rank(r);
+    }
+  }
+
+  void complete(OpId id, double end) {
+    OpState& st = ops_[id];
+    st.state = kDone;
+    st.end = end;
+    const Rank r = s_.rank_of(id);
+    ranks_[r].finish = std::max(ranks_[r].finish, end);
+    enqueue(r);
+  }
+
+  void issue_rank(Rank r) {
+    const std::size_t first = lanes_.first_lane(r);
+    const std::size_t last = lanes_.first_lane(r + 1);
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (std::size_t l = first; l < last; ++l) {
+        const std::size_t before = lane_[l].next;
+        issue(l, r);
+        moved = moved || lane_[l].next != before;
+      }
+    }
+  }
+
+  void issue(std::size_t l, Rank r) {
+    LaneState& ls = lane_[l];
+    const OpId base = s_.rank_begin(r);
+    const std::size_t end = lanes_.end(l);
+    while (ls.next < end) {
+      const OpId id = lanes_.op_at(ls.next);
+      for (std::uint32_t d : s_.deps(id)) {
+        if (ops_[base + d].state != kDone) {
+          ls.blocked_on = base + d;
+          return;
+        }
+      }
+      ls.blocked_on = core::kNoMatch;
+      ++ls.next;
+      start_op(id, r);
+    }
+  }
+
+  void start_op(OpId id, Rank r) {
+    RankState& rs = ranks_[r];
+    const core::EndpointParams& ep = *rs.endpoint;
+    const double t = now();
+    OpState& st = ops_[id];
+    st.state = kIssued;
+    st.start = t;
+    const std::uint64_t m = s_.length(id);
+    switch (s_.kind(id)) {
+    case OpKind::send: {
+      const Rank peer = s_.peer(id);
+      const PlanRoute& route = plan_.route(r, peer);
+      const double o = ep.overhead.value;
+      double start = t;
+      if (!rs.agent) {
+        start = std::max(start, rs.cpu_free);
+        if (serial_) {
+          start = std::max({start, rs.send_free, rs.inject_free - o});
+        }
+      }
+      const double inject = rs.agent ? start : start + o;
+      if (!rs.agent) {
+        rs.cpu_free = start + o;
+        rs.send_free = start + ep.gap.value;
+      }
+      if (serial_ && !rs.agent) {
+        rs.inject_free = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
+      }
+      st.start = start;
+      double begin = inject + extra_latency(route, r, peer);
+      RankState& to = ranks_[peer];
+      if (serial_ && !to.agent) {
+        // The receiver takes in one message at a time: the data may not reach it before its port
+        // is free (loggp: data in = max(arrival, port free) + m G).
+        const double duration = static_cast<double>(wire_bytes(m)) / route.bottleneck;
+        begin = std::max(begin, to.recv_free - route.latency);
+        to.recv_free = begin + route.latency + duration;
+      }
+      if (begin - t > kEpsilon) {
+        start_exec(r, begin - t, Ev::send_delay, id);
+      } else {
+        start_comm(id);
+      }
+      break;
+    }
+    case OpKind::recv:
+    case OpKind::recv_reduce:
+      if (st.arrived) {
+        finish_receive(id);
+      }
+      break;
+    case OpKind::reduce: local(id, r, rate_time(m, ep.reduce_bandwidth)); break;
+    case OpKind::copy: local(id, r, rate_time(m, ep.copy_bandwidth)); break;
+    }
+  }
+
+  /// A receive whose message is in and which has been issued: o, then the reduction if any.
+  void finish_receive(OpId id) {
+    const Rank r = s_.rank_of(id);
+    const core::EndpointParams& ep = *ranks_[r].endpoint;
+    double d = ep.overhead.value;
+    if (s_.kind(id) == OpKind::recv_reduce) {
+      d += rate_time(s_.length(id), ep.reduce_bandwidth);
+    }
+    local(id, r, d);
+  }
+
+  void local(OpId id, Rank r, double seconds) {
+    if (seconds > kEpsilon) {
+      start_exec(r, seconds, Ev::local, id);
+    } else {
+      complete(id, now());
+    }
+  }
+
+  // --- wire protocol (as the loggp engine) -------------------------------------------------
+  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m) const {
+    if (plain_ || protocol_.efficiency >= 1.0) {
+      return m;
+    }
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / protocol_.efficiency));
+  }
+  /// What a protocol's per-message latency adds to the route's (see LogGPEngine::latency).
+  [[nodiscard]] double extra_latency(const PlanRoute& route, Rank from, Rank to) const {
+    if (plain_) {
+      return 0.0;
+    }
+    const bool same_node = node_key_[from] == node_key_[to];
+    const double proto =
+        same_node ? protocol_.message_latency.value : protocol_.inter_node_latency.value;
+    return std::max(0.0, proto - route.latency);
+  }
+
+  core::RunResult result() {
+    for (std::size_t l = 0; l < lanes_.count(); ++l) {
+      if (lane_[l].next != lanes_.end(l)) {
+        const Rank r = lanes_.rank(l);
+        const OpId at = lanes_.op_at(lane_[l].next);
+        throw core::EngineError(
+            fmt::format("simgrid: {} {} stalled at operation l{} (the schedule deadlocks; run "
+                        "`collsim verify`)",
+                        r < s_.ranks() ? "rank" : "agent", r, at - s_.rank_begin(r)));
+      }
+    }
+    for (const OpState& st : ops_) {
+      if (st.state != kDone) {
+        throw core::EngineError("simgrid: a receive never completed (the schedule deadlocks)");
+      }
+    }
+    core::RunResult res;
+    res.rank_finish.resize(s_.ranks());
+    double end = 0.0;
+    for (Rank r = 0; r < s_.participants(); ++r) {
+      if (r < s_.ranks()) {
+        res.rank_finish[r] = core::Seconds{ranks_[r].finish};
+      }
+      end = std::max(end, ranks_[r].finish);
+    }
+    res.time = core::Seconds{end};
+    res.operations = s_.op_count();
+    res.messages = messages_;
+    res.bytes_sent = bytes_;
+    if (opt_.timeline) {
+      res.timeline.reserve(s_.op_count());
+      for (OpId id = 0; id < s_.op_count(); ++id) {
+        res.timeline.push_back({id, core::Seconds{ops_[id].start}, core::Seconds{ops_[id].end}});
+      }
+    }
+    if (!wire_.empty()) {
+      res.message_timeline.reserve(messages_);
+      for (OpId id = 0; id < s_.op_count(); ++id) {
+        if (s_.kind(id) == OpKind::send) {
+          const auto& w = wire_[partner_[id]];
+          res.message_timeline.push_back({id, core::Seconds{w.first}, core::Seconds{w.second}});
+        }
+      }
+    }
+    return res;
+  }
+
+  const core::Schedule& s_;
+  const core::RunOptions& opt_;
+  bool serial_ = true;
+  Plan plan_;
+  std::vector<sg4::Host*> hosts_;
+  std::vector<OpState> ops_;
+  std::vector<OpId> partner_;
+  std::vector<bool> depended_; // another operation of the rank waits for this one
+  std::vector<RankState> ranks_;
+  core::Lanes lanes_;
+  std::vector<LaneState> lane_;
+  std::vector<Event> events_;
+  std::vector<std::uint32_t> free_;
+  std::vector<sg4::ActivityPtr> graveyard_;
+  std::vector<Rank> work_;
+  std::vector<std::pair<double, double>> wire_;
+  std::uint64_t messages_ = 0;
+  std::uint64_t bytes_ = 0;
+  core::Protocol protocol_;
+  bool plain_ = true;
+  /// Per participant: equal keys share a node (a protocol's intra-node latency applies). On a full
+  /// mesh every rank is a node of its own; network switches belong to no node.
+  std::vector<std::uint64_t> node_key_;
+};
+
+} // namespace
+
+void precheck(const core::Schedule& s, const core::Topology& t) {
+  if (t.rank_count() < s.ranks()) {
+    throw core::EngineError(fmt::format(
+        "simgrid: the schedule has {} ranks but the topology only {}", s.ranks(), t.rank_count()));
+  }
+  if (s.participants() > kMaxParticipants) {
+    throw core::EngineError(fmt::format(
+        "simgrid: {} participants is more than the SimGrid engine takes ({}: it builds a full "
+        "routing table); use --engine loggp",
+        s.participants(), kMaxParticipants));
+  }
+  if (core::match_messages(s, [](OpId, OpId) {}) != 0) {
+    throw core::EngineError("simgrid: the schedule has unmatched messages (run `collsim verify`)");
+  }
+  (void)core::participant_devices(s, t, "simgrid");
+}
+
+core::RunResult simulate(const core::Schedule& schedule, const core::Topology& topology,
+                         const core::RunOptions& options, const core::SimgridSpec& settings) {
+  precheck(schedule, topology);
+  std::vector<std::string> args = {"collsim", "--log=root.thresh:error"};
+  for (const std::string& c : simgrid_config(settings)) {
+    args.push_back("--cfg=" + c);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) {
+    argv.push_back(a.data());
+  }
+  int argc = static_cast<int>(argv.size());
+  argv.push_back(nullptr);
+  sg4::Engine engine(&argc, argv.data());
+  Simulation sim(schedule, topology, options, settings);
+  return sim.run();
+}
+
+} // namespace collsim::engines::detail

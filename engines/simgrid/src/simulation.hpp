@@ -1,0 +1,18 @@
+#pragma once
+// The SimGrid simulation proper. It creates SimGrid's process-wide engine, so it runs only once per
+// process: SimgridEngine::run calls it in a forked child.
+
+#include "collsim/core/engine.hpp"
+#include "collsim/core/scenario.hpp"
+
+namespace collsim::engines::detail {
+
+/// Checks what can be checked without SimGrid (rank counts, matching, agents, size limits), so
+/// that such errors reach the caller without a child process. Throws EngineError.
+void precheck(const core::Schedule& schedule, const core::Topology& topology);
+
+/// Runs the schedule on SimGrid in this process (once per process). Throws EngineError.
+core::RunResult simulate(const core::Schedule& schedule, const core::Topology& topology,
+                         const core::RunOptions& options, const core::SimgridSpec& settings);
+
+} // namespace collsim::engines::detail
