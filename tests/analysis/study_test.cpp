@@ -2,6 +2,8 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -125,4 +127,41 @@ TEST_CASE("algorithm parameters are resolved per algorithm, errors at the value'
         "parameter 'segment_sise' (did you mean 'segment_size'?); their parameters are: "
         "segment_size");
   CHECK(study_error("    params: {segment_size: 8 KiB}\n") == "no error");
+}
+
+TEST_CASE("a study on the simgrid engine runs its points in parallel children and agrees with "
+          "loggp on uniform",
+          "[analysis][study][simgrid]") {
+  auto scenario = io::parse_scenario(kTextbook, "textbook.yaml");
+  const auto registry = algorithms::make_default_registry();
+  const auto loggp = analysis::run_study(scenario, scenario.studies[0], registry, {}, 2);
+  scenario.studies[0].engine = "simgrid";
+  std::atomic<std::size_t> progress{0};
+  const auto simgrid = analysis::run_study(
+      scenario, scenario.studies[0], registry,
+      [&](std::size_t done, std::size_t) { progress = std::max<std::size_t>(progress, done); }, 2,
+      true);
+  REQUIRE(simgrid.rows.size() == loggp.rows.size());
+  CHECK(progress == 24);
+  for (std::size_t i = 0; i < loggp.rows.size(); ++i) {
+    CHECK(simgrid.rows[i].engine == "simgrid");
+    CHECK(simgrid.rows[i].time.value == Approx(loggp.rows[i].time.value).epsilon(1e-6));
+  }
+  // A full mesh has no links to report, but a slot per row.
+  CHECK(simgrid.link_loads.size() == simgrid.rows.size());
+}
+
+TEST_CASE("link reports rank links by utilisation", "[analysis][simgrid]") {
+  core::Topology t;
+  const auto a = t.add_device({"a"});
+  const auto b = t.add_device({"b"});
+  t.add_duplex(a, b, core::Bandwidth{1e9}, core::Seconds{0}, core::LinkKind::ib);
+  const std::vector<core::LinkLoad> loads{{0, 1000, 1, core::Seconds{1e-6}},
+                                          {1, 4000, 2, core::Seconds{4e-6}}};
+  const auto r = analysis::link_reports(t, loads, core::Seconds{8e-6});
+  REQUIRE(r.size() == 2);
+  CHECK(r[0].label == "b -> a");
+  CHECK(r[0].kind == "ib");
+  CHECK(r[0].utilization == Approx(0.5));
+  CHECK(r[1].utilization == Approx(0.125));
 }

@@ -169,10 +169,10 @@ TEST_CASE("simgrid agrees with loggp within 2 % for every allreduce algorithm wh
           const double lg = loggp_time(s, t);
           const double sg = simgrid_time(s, t);
           ++compared;
-          // NCCL's tree pipelines chunks up and down the tree at once; loggp lets a message wait in
-          // the network for the receiver's port (infinite buffering), while a flow holds the
-          // sender's link until the receiver takes it in, so the two models differ (documented
-          // in docs/engines.md). Those points are checked for the direction of the difference.
+          // NCCL's tree pipelines chunks up and down the tree at once, so a rank's receive port
+          // often has two messages reaching it at the same instant: loggp takes them in receive-id
+          // order, the SimGrid engine in the order they became ready, and the pipeline amplifies
+          // the difference (docs/engines.md). Those points are checked for its direction only.
           if (algo->name == "nccl_tree" && bytes >= kMiB) {
             CHECK(sg >= lg * 0.98);
             continue;
@@ -309,7 +309,19 @@ TEST_CASE("simgrid: failures become engine errors and the caller carries on",
     s.begin_rank(1);
     s.recv(0, {Buffer::data, 0, 8});
     s.finish();
-    CHECK_THROWS_AS(engines::SimgridEngine().run(s, t, {}), core::EngineError);
+    std::string what;
+    try {
+      (void)engines::SimgridEngine().run(s, t, {});
+    } catch (const core::EngineError& e) {
+      what = e.what();
+    }
+    INFO(what);
+    // SimGrid aborts (an assertion in its resource model); the child's death is reported with
+    // what SimGrid printed last.
+    CHECK(what.rfind("simgrid: the SimGrid run was killed by signal 6 (Aborted) without a result; "
+                     "it said:\n",
+                     0) == 0);
+    CHECK(what.find("[root/CRITICAL]") != std::string::npos);
   }
   // Still alive, and SimGrid runs again in the same process (each run has its own child).
   const core::Topology t = topologies::build(uniform_spec(), 8);

@@ -207,8 +207,13 @@ TEST_CASE("every example in docs/scenario-format.md loads", "[io][scenario][docs
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
+    } else if (block.rfind("simgrid:", 0) == 0) {
+      text = "name: doc\n";
+      text += minimal_topology;
+      text += block;
+      text += minimal_studies;
     } else {
-      FAIL("an example that is neither a scenario nor a topology or studies section");
+      FAIL("an example that is neither a scenario nor a topology, simgrid or studies section");
     }
     CHECK_NOTHROW(parse_scenario(text, "scenario-format.md"));
   }
@@ -423,4 +428,31 @@ TEST_CASE("parse_rankfile numbers named hosts in order of first appearance", "[i
   CHECK(slots[2].node == 0);
   CHECK(slots[3].node == 7);
   CHECK(slots[3].socket == -1);
+}
+
+TEST_CASE("the simgrid section sets SimGrid's options; a derived scenario keeps the rest",
+          "[io][scenario][simgrid]") {
+  const auto defaults = parse_scenario(
+      "name: d\ntopology: {kind: uniform}\n"
+      "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, sizes: 8B}]\n",
+      "d.yaml");
+  CHECK(defaults.simgrid == collsim::core::SimgridSpec{});
+  CHECK(defaults.simgrid.network_model == "CM02");
+  CHECK(defaults.simgrid.send_port == "serial");
+
+  const auto base = load_scenario(data_dir() + "/io/simgrid_base.yaml");
+  CHECK(base.simgrid.network_model == "LV08");
+  CHECK(base.simgrid.tcp_gamma == 4.0 * 1024 * 1024);
+  CHECK(base.simgrid.latency_factor == 13.01);
+  CHECK_FALSE(base.simgrid.bandwidth_factor.has_value());
+  CHECK(base.simgrid.crosstraffic);
+  CHECK(base.studies.at(0).engine == "simgrid");
+
+  const auto derived = load_scenario(data_dir() + "/io/simgrid_derived.yaml");
+  CHECK(derived.simgrid.network_model == "LV08"); // the base's
+  CHECK(derived.simgrid.tcp_gamma == 4.0 * 1024 * 1024);
+  CHECK(derived.simgrid.latency_factor == 13.01);
+  CHECK(derived.simgrid.bandwidth_factor == 0.97); // written here
+  CHECK(derived.simgrid.send_port == "shared");
+  CHECK(derived.simgrid.crosstraffic);
 }

@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -125,6 +126,20 @@ void write_all(int fd, const std::string& data) {
   // Pipes of sibling runs (other threads of a sweep) must not stay open in this child, or their
   // readers would wait for this process to end.
   ::close_range(4, ~0U, 0);
+  // The parent's crash handlers (a test framework's, say) are not this process's business.
+  for (const int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
+    std::signal(sig, SIG_DFL);
+  }
+  // A thread of the parent may have held stdout's or stderr's stdio lock at the fork (a sweep's
+  // progress line): fresh streams on the same descriptors keep SimGrid's messages from waiting
+  // for a lock nobody will release.
+  if (FILE* err = ::fdopen(STDERR_FILENO, "w"); err != nullptr) {
+    stderr = err;
+    std::setvbuf(stderr, nullptr, _IONBF, 0);
+  }
+  if (FILE* out = ::fdopen(STDOUT_FILENO, "w"); out != nullptr) {
+    stdout = out;
+  }
   int code = 0;
   try {
     write_all(3, encode(detail::simulate(s, t, o, settings)));

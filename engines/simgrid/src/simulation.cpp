@@ -32,7 +32,7 @@ constexpr std::uint32_t kMaxParticipants = 8192;
 /// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
 constexpr double kEpsilon = 1e-12;
 
-enum class Ev : std::uint8_t { comm, send_delay, send_done, local, launch };
+enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, launch };
 
 struct Event {
   sg4::ActivityPtr activity;
@@ -204,6 +204,27 @@ private:
     e->start();
   }
 
+  /// The message is ready to leave the sender. With serial ports the receiver takes in one message
+  /// at a time, in the order they reach it (loggp: data in = max(arrival, port free) + m G), so
+  /// the flow starts no earlier than the receiver's port will be free; messages are ordered here,
+  /// at the time each is ready, which is their arrival order when latencies are equal.
+  void leave_port(OpId send) {
+    const Rank from = s_.rank_of(send);
+    const Rank to = s_.peer(send);
+    RankState& rs = ranks_[to];
+    if (serial_ && !rs.agent) {
+      const PlanRoute& route = plan_.route(from, to);
+      const double duration = static_cast<double>(wire_bytes(s_.length(send))) / route.bottleneck;
+      const double begin = std::max(now(), rs.recv_free - route.latency);
+      rs.recv_free = begin + route.latency + duration;
+      if (begin - now() > kEpsilon) {
+        start_exec(from, begin - now(), Ev::recv_wait, send);
+        return;
+      }
+    }
+    start_comm(send);
+  }
+
   void start_comm(OpId send) {
     const Rank from = s_.rank_of(send);
     const Rank to = s_.peer(send);
@@ -214,20 +235,6 @@ private:
     events_[ev].activity = c;
     if (!wire_.empty()) {
       wire_[partner_[send]].first = now();
-    }
-    if (serial_) {
-      // The send completes when its bytes would have left an idle port, as on loggp (its buffer
-      // may be reused then); an event is needed only when another operation waits for it.
-      const double duration =
-          static_cast<double>(wire_bytes(s_.length(send))) / plan_.route(from, to).bottleneck;
-      ops_[send].end = now() + duration;
-      if (depended_[send]) {
-        if (duration > kEpsilon) {
-          start_exec(from, duration, Ev::send_done, send);
-        } else {
-          complete(send, now());
-        }
-      }
     }
     ++messages_;
     bytes_ += s_.length(send);
@@ -253,7 +260,8 @@ private:
       ranks_[ev.subject].started = true;
       enqueue(ev.subject);
       break;
-    case Ev::send_delay: start_comm(ev.subject); break;
+    case Ev::send_delay: leave_port(ev.subject); break;
+    case Ev::recv_wait: start_comm(ev.subject); break;
     case Ev::send_done: complete(ev.subject, now()); break;
     case Ev::local: complete(ev.subject, now()); break;
     case Ev::comm: {
@@ -367,19 +375,25 @@ private:
         rs.inject_free = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
       }
       st.start = start;
-      double begin = inject + extra_latency(route, r, peer);
-      RankState& to = ranks_[peer];
-      if (serial_ && !to.agent) {
-        // The receiver takes in one message at a time: the data may not reach it before its port
-        // is free (loggp: data in = max(arrival, port free) + m G).
-        const double duration = static_cast<double>(wire_bytes(m)) / route.bottleneck;
-        begin = std::max(begin, to.recv_free - route.latency);
-        to.recv_free = begin + route.latency + duration;
+      if (serial_) {
+        // The send completes when its bytes would have left an idle port, as on loggp (its buffer
+        // may be reused then), whenever the flow itself starts; an event is needed only when
+        // another operation waits for it.
+        const double done = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
+        st.end = done;
+        if (depended_[id]) {
+          if (done - t > kEpsilon) {
+            start_exec(r, done - t, Ev::send_done, id);
+          } else {
+            complete(id, t);
+          }
+        }
       }
+      const double begin = inject + extra_latency(route, r, peer);
       if (begin - t > kEpsilon) {
         start_exec(r, begin - t, Ev::send_delay, id);
       } else {
-        start_comm(id);
+        leave_port(id);
       }
       break;
     }
