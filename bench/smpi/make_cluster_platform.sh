@@ -7,8 +7,8 @@
 #   direction of each host's cable (up<i>: host i into the crossbar, dn<i>: crossbar into host i),
 #   each of bandwidth BW_Bps bytes/s and latency LAT_s seconds, and an explicit, non-symmetrical
 #   route for every ordered pair i != j: up<i>, dn<j>.
-# There is no route from a host to itself: SimGrid then times a rank's message to itself as
-# instantaneous (README.md, "Self messages").
+# There is no route from a host to itself: SMPI never sends to itself (a self sendrecv is a copy;
+# README.md, "Settings", network/loopback-lat).
 # The output has NP*(NP-1) routes: 1024 ranks give about 1M routes (~90 MB of XML).
 #
 # make_cluster_platform.sh --hostfile NP > hostfile   writes p0..p(NP-1), one per line.
@@ -24,7 +24,7 @@ is_uint() { [[ "$1" =~ ^[0-9]+$ ]] && (($1 >= 1)); }
 is_num() { [[ "$1" =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]]; }
 
 if [[ "${1:-}" == "--hostfile" ]]; then
-  [[ $# -eq 2 ]] && is_uint "$2" || usage
+  if [[ $# -ne 2 ]] || ! is_uint "$2"; then usage; fi
   awk -v np="$2" 'BEGIN { for (i = 0; i < np; i++) printf "p%d\n", i }'
   exit 0
 fi

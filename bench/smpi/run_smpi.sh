@@ -141,10 +141,18 @@ if [[ -n "${SMPI_TIME_FILE:-}" ]]; then
   [[ "$time_file" == /* ]] || time_file="$PWD/$time_file"
   timer=(/usr/bin/time -v -o "$time_file")
 fi
-(cd "$build_dir" && ${timer[@]+"${timer[@]}"} "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" \
+# In the background, so that a TERM or INT (e.g. from `timeout`) reaches smpirun, which passes it
+# on to the simulation; otherwise the simulation would outlive this script. (An INT is passed on
+# as a TERM: background jobs of a non-interactive shell ignore INT.)
+(cd "$build_dir" && exec ${timer[@]+"${timer[@]}"} "$smpirun" -np "$np" -platform "$platform" -hostfile "$hostfile" \
   "$exe" --sizes "$sizes" ${prog_extra[@]+"${prog_extra[@]}"} \
-  "${flow_cfg[@]}" ${algo_cfg[@]+"${algo_cfg[@]}"} "${log_cfg[@]}" ${sim_extra[@]+"${sim_extra[@]}"}) > "$out"
+  "${flow_cfg[@]}" ${algo_cfg[@]+"${algo_cfg[@]}"} "${log_cfg[@]}" ${sim_extra[@]+"${sim_extra[@]}"}) > "$out" &
+run_pid=$!
+trap 'pkill -TERM -P "$run_pid" 2>/dev/null; kill -TERM "$run_pid" 2>/dev/null; wait "$run_pid"; rm -f "$out"; cleanup; exit 143' TERM
+trap 'pkill -TERM -P "$run_pid" 2>/dev/null; kill -TERM "$run_pid" 2>/dev/null; wait "$run_pid"; rm -f "$out"; cleanup; exit 130' INT
+wait "$run_pid"
 status=$?
+trap - TERM INT
 set -e
 # smpirun echoes its command line on stdout when the simulation fails: keep stdout for results.
 if [[ $status -ne 0 ]]; then

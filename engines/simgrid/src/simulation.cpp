@@ -47,6 +47,7 @@ struct OpState {
   double end = 0.0;   // completion; for a receive whose message arrived: the data's arrival
   std::uint8_t state = kPending;
   bool arrived = false; // receives: the matching message is in
+  bool timer = false;   // sends: a timer will mark it done (send_done_by_now)
 };
 
 struct LaneState {
@@ -80,14 +81,6 @@ public:
         lane_(lanes_.count()), protocol_(s.header().protocol),
         plain_(s.header().protocol == core::Protocol{}) {
     core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
-    depended_.assign(s.op_count(), false);
-    for (Rank r = 0; r < s.participants(); ++r) {
-      for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
-        for (std::uint32_t d : s.deps(id)) {
-          depended_[s.rank_begin(r) + d] = true;
-        }
-      }
-    }
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       lane_[l].next = lanes_.begin(l);
     }
@@ -262,7 +255,11 @@ private:
       break;
     case Ev::send_delay: leave_port(ev.subject); break;
     case Ev::recv_wait: start_comm(ev.subject); break;
-    case Ev::send_done: complete(ev.subject, now()); break;
+    case Ev::send_done:
+      if (ops_[ev.subject].state != kDone) {
+        complete(ev.subject, now());
+      }
+      break;
     case Ev::local: complete(ev.subject, now()); break;
     case Ev::comm: {
       const OpId send = ev.subject;
@@ -272,8 +269,8 @@ private:
       }
       if (!serial_) {
         complete(send, now());
-      } else if (!depended_[send]) {
-        complete(send, ops_[send].end);
+      } else if (ops_[send].state != kDone) {
+        complete(send, ops_[send].end); // its injection ended before the data was in
       }
       ops_[recv].arrived = true;
       ops_[recv].end = now();
@@ -335,7 +332,7 @@ private:
     while (ls.next < end) {
       const OpId id = lanes_.op_at(ls.next);
       for (std::uint32_t d : s_.deps(id)) {
-        if (ops_[base + d].state != kDone) {
+        if (ops_[base + d].state != kDone && !send_done_by_now(base + d, r)) {
           ls.blocked_on = base + d;
           return;
         }
@@ -344,6 +341,26 @@ private:
       ++ls.next;
       start_op(id, r);
     }
+  }
+
+  /// With serial ports a send completes at a time known when it starts (the end of its
+  /// injection). It is marked done lazily, when an operation waiting for it looks: at once if that
+  /// time has passed, else a timer wakes the rank then. Most sends (a ring's, whose buffers are
+  /// reused a step later) thus need no event of their own.
+  bool send_done_by_now(OpId dep, Rank r) {
+    OpState& st = ops_[dep];
+    if (!serial_ || st.state != kIssued || s_.kind(dep) != OpKind::send) {
+      return false;
+    }
+    if (st.end - now() <= kEpsilon) {
+      complete(dep, st.end);
+      return true;
+    }
+    if (!st.timer) {
+      st.timer = true;
+      start_exec(r, st.end - now(), Ev::send_done, dep);
+    }
+    return false;
   }
 
   void start_op(OpId id, Rank r) {
@@ -377,17 +394,8 @@ private:
       st.start = start;
       if (serial_) {
         // The send completes when its bytes would have left an idle port, as on loggp (its buffer
-        // may be reused then), whenever the flow itself starts; an event is needed only when
-        // another operation waits for it.
-        const double done = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
-        st.end = done;
-        if (depended_[id]) {
-          if (done - t > kEpsilon) {
-            start_exec(r, done - t, Ev::send_done, id);
-          } else {
-            complete(id, t);
-          }
-        }
+        // may be reused then), whenever the flow itself starts (see send_done_by_now).
+        st.end = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
       }
       const double begin = inject + extra_latency(route, r, peer);
       if (begin - t > kEpsilon) {
@@ -499,7 +507,6 @@ private:
   std::vector<sg4::Host*> hosts_;
   std::vector<OpState> ops_;
   std::vector<OpId> partner_;
-  std::vector<bool> depended_; // another operation of the rank waits for this one
   std::vector<RankState> ranks_;
   core::Lanes lanes_;
   std::vector<LaneState> lane_;
