@@ -268,6 +268,9 @@ std::vector<std::string> simgrid_config(const core::SimgridSpec& s) {
   // SimGrid bounds a flow by gamma / (2 latency); "no bound" is a window no route can fill.
   out.push_back(fmt::format("network/TCP-gamma:{:g}", s.tcp_gamma > 0.0 ? s.tcp_gamma : 1e30));
   out.push_back(fmt::format("network/crosstraffic:{}", s.crosstraffic ? 1 : 0));
+  // SimGrid's default time precision is 10 us (1e-5 s), coarser than an NVLink hop; smpirun sets
+  // 1 ns, and so do we.
+  out.push_back("surf/precision:1e-9");
   if (s.latency_factor) {
     out.push_back(fmt::format("network/latency-factor:{:g}", *s.latency_factor));
   }

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <map>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <vector>
@@ -36,7 +37,8 @@ enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, la
 
 struct Event {
   sg4::ActivityPtr activity;
-  std::uint32_t subject = 0; // the operation (comm, send_delay, local) or the rank (launch)
+  std::uint32_t subject = 0; // the operation (comm, recv_wait, send_done, local), the group
+                             // (send_delay) or nothing (launch)
   Ev kind = Ev::comm;
 };
 
@@ -120,14 +122,15 @@ public:
 
   core::RunResult run() {
     sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_completion(a); });
-    for (Rank r = 0; r < s_.participants(); ++r) {
-      const double launch = r < s_.ranks() ? protocol_.launch.value : 0.0;
-      if (launch > kEpsilon) {
-        start_exec(r, launch, Ev::launch, r);
-      } else {
-        ranks_[r].started = true;
-        enqueue(r);
-      }
+    // Ranks start after the protocol's launch latency, agents at once. One timer starts every
+    // rank, so that their first messages meet the receive ports in one batch (see drain).
+    const bool launch = protocol_.launch.value > kEpsilon && s_.ranks() > 0;
+    if (launch) {
+      start_exec(0, protocol_.launch.value, Ev::launch, 0);
+    }
+    for (Rank r = launch ? s_.ranks() : 0; r < s_.participants(); ++r) {
+      ranks_[r].started = true;
+      enqueue(r);
     }
     drain();
     sg4::Engine::get_instance()->run();
@@ -197,6 +200,28 @@ private:
     e->start();
   }
 
+  /// Holds a send until `time`. Sends due at the same instant share one timer, so that they reach
+  /// drain together and pass the receive ports in receive order, as on loggp.
+  void delay_until(Rank r, double time, OpId send) {
+    const auto it = delay_at_.find(time);
+    if (it != delay_at_.end()) {
+      delay_groups_[it->second].sends.push_back(send);
+      return;
+    }
+    std::uint32_t g = 0;
+    if (!free_groups_.empty()) {
+      g = free_groups_.back();
+      free_groups_.pop_back();
+    } else {
+      g = static_cast<std::uint32_t>(delay_groups_.size());
+      delay_groups_.emplace_back();
+    }
+    delay_groups_[g].time = time;
+    delay_groups_[g].sends.push_back(send);
+    delay_at_.emplace(time, g);
+    start_exec(r, time - now(), Ev::send_delay, g);
+  }
+
   /// The message is ready to leave the sender. With serial ports the receiver takes in one message
   /// at a time, in the order they reach it (loggp: data in = max(arrival, port free) + m G), so
   /// the flow starts no earlier than the receiver's port will be free; messages are ordered here,
@@ -250,10 +275,19 @@ private:
     free_.push_back(index);
     switch (ev.kind) {
     case Ev::launch:
-      ranks_[ev.subject].started = true;
-      enqueue(ev.subject);
+      for (Rank r = 0; r < s_.ranks(); ++r) {
+        ranks_[r].started = true;
+        enqueue(r);
+      }
       break;
-    case Ev::send_delay: leave_port(ev.subject); break;
+    case Ev::send_delay: {
+      DelayGroup& g = delay_groups_[ev.subject];
+      delay_at_.erase(g.time);
+      ready_.insert(ready_.end(), g.sends.begin(), g.sends.end());
+      g.sends.clear();
+      free_groups_.push_back(ev.subject);
+      break;
+    }
     case Ev::recv_wait: start_comm(ev.subject); break;
     case Ev::send_done:
       if (ops_[ev.subject].state != kDone) {
@@ -293,12 +327,24 @@ private:
     }
   }
 
+  /// Issues what the ranks in the worklist can issue, then lets the messages that became ready
+  /// meanwhile through their receivers' ports in receive order (loggp orders simultaneous arrivals
+  /// by receive id).
   void drain() {
-    while (!work_.empty()) {
-      const Rank r = work_.back();
-      work_.pop_back();
-      ranks_[r].queued = false;
-      issue_rank(r);
+    while (!work_.empty() || !ready_.empty()) {
+      while (!work_.empty()) {
+        const Rank r = work_.back();
+        work_.pop_back();
+        ranks_[r].queued = false;
+        issue_rank(r);
+      }
+      std::vector<OpId> batch;
+      batch.swap(ready_);
+      std::sort(batch.begin(), batch.end(),
+                [this](OpId a, OpId b) { return partner_[a] < partner_[b]; });
+      for (const OpId send : batch) {
+        leave_port(send);
+      }
     }
   }
 
@@ -399,9 +445,9 @@ private:
       }
       const double begin = inject + extra_latency(route, r, peer);
       if (begin - t > kEpsilon) {
-        start_exec(r, begin - t, Ev::send_delay, id);
+        delay_until(r, begin, id);
       } else {
-        leave_port(id);
+        ready_.push_back(id);
       }
       break;
     }
@@ -514,6 +560,14 @@ private:
   std::vector<std::uint32_t> free_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<Rank> work_;
+  std::vector<OpId> ready_; // sends ready to leave their rank, waiting for drain
+  struct DelayGroup {
+    double time = 0.0;
+    std::vector<OpId> sends;
+  };
+  std::vector<DelayGroup> delay_groups_;
+  std::vector<std::uint32_t> free_groups_;
+  std::map<double, std::uint32_t> delay_at_; // pending groups by due time
   std::vector<std::pair<double, double>> wire_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
