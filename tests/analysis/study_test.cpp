@@ -153,8 +153,8 @@ TEST_CASE("a study on the simgrid engine runs its points in parallel children an
 
 TEST_CASE("link reports rank links by utilisation", "[analysis][simgrid]") {
   core::Topology t;
-  const auto a = t.add_device({"a"});
-  const auto b = t.add_device({"b"});
+  const auto a = t.add_device(core::Device{.name = "a"});
+  const auto b = t.add_device(core::Device{.name = "b"});
   t.add_duplex(a, b, core::Bandwidth{1e9}, core::Seconds{0}, core::LinkKind::ib);
   const std::vector<core::LinkLoad> loads{{0, 1000, 1, core::Seconds{1e-6}},
                                           {1, 4000, 2, core::Seconds{4e-6}}};

@@ -301,8 +301,8 @@ TEST_CASE("simgrid: failures become engine errors and the caller carries on",
   }
   SECTION("SimGrid itself refuses the platform: a link with a negative bandwidth") {
     core::Topology t;
-    const auto a = t.add_device({"a"});
-    const auto b = t.add_device({"b"});
+    const auto a = t.add_device(core::Device{.name = "a"});
+    const auto b = t.add_device(core::Device{.name = "b"});
     t.add_duplex(a, b, core::Bandwidth{-1e9}, Seconds{1e-6}, core::LinkKind::generic);
     t.map_ranks({a, b});
     core::Schedule s = header_only(2, 8);

@@ -1,0 +1,68 @@
+#pragma once
+// Calibration: fitting a scenario's parameters to measured times (issue 6; docs/validation.md).
+//
+// The model is collsim itself: a parameter set (bandwidths and latencies of the topology's levels,
+// LogGP o, reduce bandwidth) is applied to the scenario, every measured point is predicted, and the
+// residuals log(predicted / measured) are minimised by Levenberg-Marquardt (Eigen) on the
+// logarithms of the parameters, within bounds that keep each value physical: a bandwidth never
+// above the link's nominal rate nor below 1/100 of it, a latency or overhead between 1/100 and 100
+// times its starting value. Relative residuals weight a 8 B and a 1 GiB point alike.
+
+#include "collsim/analysis/validate.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace collsim::analysis {
+
+struct FitParameter {
+  std::string path;      ///< scenario YAML path: "topology.node.nic_bandwidth"
+  bool bandwidth = true; ///< bytes/s (false: seconds)
+  double initial = 0.0;  ///< the scenario's value
+  double value = 0.0;    ///< fitted
+  double lower = 0.0;
+  double upper = 0.0;
+  /// One standard deviation of the fitted value (from the Jacobian at the optimum), relative:
+  /// 0.05 = +/- 5 %.
+  double rel_sigma = 0.0;
+};
+
+struct CalibrateOptions {
+  std::string algorithm = "auto";      ///< as in ValidateOptions
+  std::vector<std::string> parameters; ///< YAML paths; empty: default_fit_parameters()
+  unsigned threads = 0;
+  int max_iterations = 30;
+};
+
+struct CalibrationResult {
+  std::vector<FitParameter> parameters;
+  ValidationSummary before;
+  ValidationSummary after;
+  std::optional<ValidationSummary> holdout_before;
+  std::optional<ValidationSummary> holdout_after;
+  core::Scenario fitted; ///< the scenario with the fitted values
+  int iterations = 0;
+  std::size_t points = 0; ///< measured points used for the fit
+};
+
+/// The parameters calibration fits by default for a topology: the links ranks use and the
+/// reduction rate (docs/validation.md lists them per topology kind).
+std::vector<std::string> default_fit_parameters(const core::TopologySpec& topology);
+
+/// Every path calibration can fit (for messages).
+std::vector<std::string> fittable_parameters();
+
+/// Fits the parameters to `fit` and reports errors before and after, also on `holdout` when it
+/// is not empty. UsageError for an unknown parameter path or too few points.
+CalibrationResult calibrate(const core::Scenario& scenario, std::span<const MeasuredPoint> fit,
+                            std::span<const MeasuredPoint> holdout,
+                            const algorithms::Registry& registry, const CalibrateOptions& options);
+
+/// The fitted scenario as YAML that loads like any other: `base: <base>` (the scenario calibrated,
+/// by preset name or path) plus the fitted values, with the fit's numbers in comments.
+std::string calibrated_yaml(const CalibrationResult& result, const std::string& base,
+                            const std::string& name);
+
+} // namespace collsim::analysis

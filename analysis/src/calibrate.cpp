@@ -1,0 +1,330 @@
+#include "collsim/analysis/calibrate.hpp"
+
+#include "collsim/core/errors.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <functional>
+#include <limits>
+#include <map>
+
+namespace collsim::analysis {
+namespace {
+
+/// A fittable value of a topology spec: its YAML path, the topology kind it belongs to, whether
+/// it is a bandwidth, and where it lives.
+struct Accessor {
+  const char* path;
+  const char* kind; ///< "uniform", "cluster", "system" or "" (any)
+  bool bandwidth;
+  std::function<double&(core::TopologySpec&)> ref;
+};
+
+const std::vector<Accessor>& accessors() {
+  using T = core::TopologySpec;
+  static const std::vector<Accessor> all{
+      {"topology.latency", "uniform", false,
+       [](T& t) -> double& { return t.uniform.latency.value; }},
+      {"topology.bandwidth", "uniform", true,
+       [](T& t) -> double& { return t.uniform.bandwidth.bytes_per_second; }},
+      {"topology.reduce_bandwidth", "uniform", true,
+       [](T& t) -> double& { return t.uniform.reduce_bandwidth.bytes_per_second; }},
+      {"topology.intra_latency", "cluster", false,
+       [](T& t) -> double& { return t.cluster.intra_latency.value; }},
+      {"topology.intra_bandwidth", "cluster", true,
+       [](T& t) -> double& { return t.cluster.intra_bandwidth.bytes_per_second; }},
+      {"topology.nic_latency", "cluster", false,
+       [](T& t) -> double& { return t.cluster.nic_latency.value; }},
+      {"topology.nic_bandwidth", "cluster", true,
+       [](T& t) -> double& { return t.cluster.nic_bandwidth.bytes_per_second; }},
+      {"topology.switch_latency", "cluster", false,
+       [](T& t) -> double& { return t.cluster.switch_latency.value; }},
+      {"topology.reduce_bandwidth", "cluster", true,
+       [](T& t) -> double& { return t.cluster.reduce_bandwidth.bytes_per_second; }},
+      {"topology.node.nvlink.link_bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.nvlink.link_bandwidth.bytes_per_second; }},
+      {"topology.node.nvlink.latency", "system", false,
+       [](T& t) -> double& { return t.system.node.nvlink.latency.value; }},
+      {"topology.node.pcie.bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.pcie.bandwidth.bytes_per_second; }},
+      {"topology.node.pcie.latency", "system", false,
+       [](T& t) -> double& { return t.system.node.pcie.latency.value; }},
+      {"topology.node.nic_bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.nic_bandwidth.bytes_per_second; }},
+      {"topology.node.nic_latency", "system", false,
+       [](T& t) -> double& { return t.system.node.nic_latency.value; }},
+      {"topology.node.reduce_bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.reduce_bandwidth.bytes_per_second; }},
+      {"topology.node.cpu.memory_bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.cpu.memory_bandwidth.bytes_per_second; }},
+      {"topology.node.cpu.memory_latency", "system", false,
+       [](T& t) -> double& { return t.system.node.cpu.memory_latency.value; }},
+      {"topology.node.cpu.inter_socket_bandwidth", "system", true,
+       [](T& t) -> double& { return t.system.node.cpu.inter_socket_bandwidth.bytes_per_second; }},
+      {"topology.network.link_latency", "system", false,
+       [](T& t) -> double& { return t.system.network.link_latency.value; }},
+      {"topology.network.switch_latency", "system", false,
+       [](T& t) -> double& { return t.system.network.switch_latency.value; }},
+      {"topology.overhead", "", false, [](T& t) -> double& { return t.endpoint.overhead.value; }},
+  };
+  return all;
+}
+
+const Accessor& accessor(const std::string& path, const std::string& kind) {
+  for (const Accessor& a : accessors()) {
+    if (a.path == path && (std::string_view(a.kind).empty() || a.kind == kind)) {
+      return a;
+    }
+  }
+  std::vector<std::string> valid;
+  for (const Accessor& a : accessors()) {
+    if (std::string_view(a.kind).empty() || a.kind == kind) {
+      valid.emplace_back(a.path);
+    }
+  }
+  throw core::UsageError(fmt::format(
+      "cannot fit '{}' on a {} topology; the parameters calibration can fit there are: {}", path,
+      kind, fmt::join(valid, ", ")));
+}
+
+/// Residuals log(predicted / measured), in the order of the points that could be predicted.
+struct Evaluation {
+  Eigen::VectorXd r;
+  ValidationResult result;
+};
+
+} // namespace
+
+std::vector<std::string> fittable_parameters() {
+  std::vector<std::string> out;
+  for (const Accessor& a : accessors()) {
+    if (std::find(out.begin(), out.end(), a.path) == out.end()) {
+      out.emplace_back(a.path);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> default_fit_parameters(const core::TopologySpec& t) {
+  if (t.kind == "uniform") {
+    std::vector<std::string> p{"topology.latency", "topology.bandwidth"};
+    if (t.uniform.reduce_bandwidth.bytes_per_second > 0) {
+      p.emplace_back("topology.reduce_bandwidth");
+    }
+    return p;
+  }
+  if (t.kind == "cluster") {
+    std::vector<std::string> p{"topology.intra_latency", "topology.intra_bandwidth",
+                               "topology.nic_latency", "topology.nic_bandwidth"};
+    if (t.cluster.reduce_bandwidth.bytes_per_second > 0) {
+      p.emplace_back("topology.reduce_bandwidth");
+    }
+    return p;
+  }
+  const core::NodeSpec& n = t.system.node;
+  std::vector<std::string> p;
+  if (n.gpus > 0) {
+    if (n.nvlink.kind != "none") {
+      p.emplace_back("topology.node.nvlink.latency");
+      p.emplace_back("topology.node.nvlink.link_bandwidth");
+    } else if (n.pcie.bandwidth.bytes_per_second > 0) {
+      p.emplace_back("topology.node.pcie.latency");
+      p.emplace_back("topology.node.pcie.bandwidth");
+    }
+  } else {
+    p.emplace_back("topology.node.cpu.memory_latency");
+    p.emplace_back("topology.node.cpu.memory_bandwidth");
+    p.emplace_back("topology.overhead");
+  }
+  p.emplace_back("topology.node.nic_latency");
+  p.emplace_back("topology.node.nic_bandwidth");
+  if (n.reduce_bandwidth.bytes_per_second > 0) {
+    p.emplace_back("topology.node.reduce_bandwidth");
+  }
+  return p;
+}
+
+CalibrationResult calibrate(const core::Scenario& scenario, std::span<const MeasuredPoint> fit,
+                            std::span<const MeasuredPoint> holdout,
+                            const algorithms::Registry& registry, const CalibrateOptions& options) {
+  const std::vector<std::string> paths =
+      options.parameters.empty() ? default_fit_parameters(scenario.topology) : options.parameters;
+  std::vector<const Accessor*> acc;
+  CalibrationResult out;
+  core::Scenario work = scenario;
+  for (const std::string& p : paths) {
+    const Accessor& a = accessor(p, scenario.topology.kind);
+    const double v = a.ref(work.topology);
+    if (!(v > 0.0)) {
+      throw core::UsageError(fmt::format(
+          "cannot fit '{}': the scenario leaves it at 0 (derived or free); give it a value first",
+          p));
+    }
+    FitParameter f;
+    f.path = p;
+    f.bandwidth = a.bandwidth;
+    f.initial = v;
+    f.value = v;
+    // A bandwidth can be below its nominal rate (protocol and software overheads), not above it.
+    f.lower = v / 100.0;
+    f.upper = a.bandwidth ? v : v * 100.0;
+    out.parameters.push_back(f);
+    acc.push_back(&a);
+  }
+  ValidateOptions vopt;
+  vopt.algorithm = options.algorithm;
+  vopt.threads = options.threads;
+  const auto k = static_cast<Eigen::Index>(acc.size());
+
+  auto evaluate = [&](const Eigen::VectorXd& x) {
+    core::Scenario s = scenario;
+    for (Eigen::Index j = 0; j < k; ++j) {
+      acc[static_cast<std::size_t>(j)]->ref(s.topology) = std::exp(x[j]);
+    }
+    Evaluation e;
+    e.result = validate(s, fit, registry, vopt);
+    e.r.resize(static_cast<Eigen::Index>(e.result.rows.size()));
+    for (std::size_t i = 0; i < e.result.rows.size(); ++i) {
+      const auto& row = e.result.rows[i];
+      e.r[static_cast<Eigen::Index>(i)] = std::log(row.predicted.value / row.measured.time.value);
+    }
+    return e;
+  };
+
+  Eigen::VectorXd x(k);
+  Eigen::VectorXd lo(k);
+  Eigen::VectorXd hi(k);
+  for (Eigen::Index j = 0; j < k; ++j) {
+    const FitParameter& f = out.parameters[static_cast<std::size_t>(j)];
+    x[j] = std::log(f.initial);
+    lo[j] = std::log(f.lower);
+    hi[j] = std::log(f.upper);
+  }
+  Evaluation cur = evaluate(x);
+  out.before = cur.result.summary;
+  out.points = cur.result.rows.size();
+  if (out.points < acc.size() + 1) {
+    throw core::UsageError(fmt::format(
+        "calibration needs more measured points than parameters: {} points for {} parameters "
+        "({}){}",
+        out.points, acc.size(), fmt::join(paths, ", "),
+        cur.result.skipped.empty() ? ""
+                                   : fmt::format("; skipped: {}", cur.result.skipped.front())));
+  }
+  const auto n = cur.r.size();
+  double cost = cur.r.squaredNorm();
+  double lambda = 1e-3;
+  Eigen::MatrixXd jac(n, k);
+  constexpr double kStep = 1e-4; // in log space: a 0.01 % change of the parameter
+  for (int it = 0; it < options.max_iterations; ++it) {
+    out.iterations = it + 1;
+    for (Eigen::Index j = 0; j < k; ++j) {
+      Eigen::VectorXd xs = x;
+      // Step inwards at an upper bound, so the probe stays physical.
+      const double h = x[j] + kStep > hi[j] ? -kStep : kStep;
+      xs[j] += h;
+      const Evaluation e = evaluate(xs);
+      if (e.r.size() != n) {
+        throw core::InternalError("calibration: the set of predicted points changed");
+      }
+      jac.col(j) = (e.r - cur.r) / h;
+    }
+    const Eigen::MatrixXd a = jac.transpose() * jac;
+    const Eigen::VectorXd g = jac.transpose() * cur.r;
+    bool improved = false;
+    while (lambda < 1e10) {
+      Eigen::MatrixXd damped = a;
+      for (Eigen::Index j = 0; j < k; ++j) {
+        damped(j, j) += lambda * std::max(a(j, j), 1e-12);
+      }
+      const Eigen::VectorXd dx = damped.ldlt().solve(-g);
+      const Eigen::VectorXd next = (x + dx).cwiseMax(lo).cwiseMin(hi);
+      Evaluation e = evaluate(next);
+      const double c = e.r.squaredNorm();
+      if (c < cost) {
+        const double gain = (cost - c) / std::max(cost, 1e-300);
+        const double moved = (next - x).cwiseAbs().maxCoeff();
+        x = next;
+        cur = std::move(e);
+        cost = c;
+        lambda = std::max(lambda / 3.0, 1e-9);
+        improved = gain > 1e-10 && moved > 1e-9;
+        break;
+      }
+      lambda *= 4.0;
+    }
+    if (!improved) {
+      break;
+    }
+  }
+  // Uncertainty from the Jacobian at the optimum: cov = s^2 (J^T J)^-1 in log space, so the
+  // standard deviations are relative errors of the parameters.
+  const Eigen::MatrixXd a = jac.transpose() * jac;
+  const double s2 = n > k ? cost / static_cast<double>(n - k) : 0.0;
+  const Eigen::MatrixXd cov = s2 * a.completeOrthogonalDecomposition().pseudoInverse();
+  for (Eigen::Index j = 0; j < k; ++j) {
+    FitParameter& f = out.parameters[static_cast<std::size_t>(j)];
+    f.value = std::exp(x[j]);
+    f.rel_sigma = a(j, j) > 1e-12 ? std::sqrt(std::max(cov(j, j), 0.0))
+                                  : std::numeric_limits<double>::infinity();
+    acc[static_cast<std::size_t>(j)]->ref(work.topology) = f.value;
+  }
+  out.after = cur.result.summary;
+  out.fitted = work;
+  if (!holdout.empty()) {
+    out.holdout_before = validate(scenario, holdout, registry, vopt).summary;
+    out.holdout_after = validate(work, holdout, registry, vopt).summary;
+  }
+  return out;
+}
+
+std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
+                            const std::string& name) {
+  std::string out = fmt::format(
+      "# Calibrated by collsim calibrate on {} measured points ({} iterations): median |error| "
+      "{:.1f} % before, {:.1f} % after;\n# 90th percentile {:.1f} % before, {:.1f} % after.\n",
+      r.points, r.iterations, r.before.all.median_abs_err_pct, r.after.all.median_abs_err_pct,
+      r.before.all.p90_abs_err_pct, r.after.all.p90_abs_err_pct);
+  if (r.holdout_after) {
+    out += fmt::format("# Held-out logs: median |error| {:.1f} % before, {:.1f} % after.\n",
+                       r.holdout_before->all.median_abs_err_pct,
+                       r.holdout_after->all.median_abs_err_pct);
+  }
+  out += fmt::format("name: {}\nbase: {}\n", name, base);
+  // The fitted values as nested maps under their paths (paths share prefixes: keep them grouped).
+  std::vector<std::string> open;
+  for (const FitParameter& f : r.parameters) {
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    for (std::size_t dot = f.path.find('.'); dot != std::string::npos;
+         dot = f.path.find('.', start)) {
+      parts.push_back(f.path.substr(start, dot - start));
+      start = dot + 1;
+    }
+    const std::string key = f.path.substr(start);
+    std::size_t common = 0;
+    while (common < open.size() && common < parts.size() && open[common] == parts[common]) {
+      ++common;
+    }
+    open.resize(common);
+    for (std::size_t i = common; i < parts.size(); ++i) {
+      out += fmt::format("{:{}}{}:\n", "", 2 * i, parts[i]);
+      open.push_back(parts[i]);
+    }
+    const std::string value = f.bandwidth ? fmt::format("{:.6g} GB/s", f.value / 1e9)
+                                          : fmt::format("{:.6g} us", f.value * 1e6);
+    const std::string was = f.bandwidth ? fmt::format("{:.6g} GB/s", f.initial / 1e9)
+                                        : fmt::format("{:.6g} us", f.initial * 1e6);
+    const std::string sigma = std::isfinite(f.rel_sigma)
+                                  ? fmt::format("+/- {:.1f} %", 100.0 * f.rel_sigma)
+                                  : std::string("not determined by these logs");
+    out += fmt::format("{:{}}{}: {}   # fitted {}, was {}\n", "", 2 * parts.size(), key, value,
+                       sigma, was);
+  }
+  return out;
+}
+
+} // namespace collsim::analysis

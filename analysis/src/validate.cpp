@@ -1,0 +1,170 @@
+#include "collsim/analysis/validate.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace collsim::analysis {
+namespace {
+
+constexpr std::uint64_t kMiB = 1024 * 1024;
+
+/// The value below which `q` of the sorted values lie (nearest rank).
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) {
+    return 0.0;
+  }
+  std::sort(v.begin(), v.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+ErrorStats stats(const std::vector<double>& abs_errors) {
+  return {abs_errors.size(), quantile(abs_errors, 0.5), quantile(abs_errors, 0.9)};
+}
+
+} // namespace
+
+ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
+  std::vector<double> all;
+  std::vector<double> small;
+  std::vector<double> large;
+  for (const ValidationRow& r : rows) {
+    const double e = std::abs(r.error_pct);
+    all.push_back(e);
+    (r.measured.bytes.value < kMiB ? small : large).push_back(e);
+  }
+  return {stats(all), stats(small), stats(large)};
+}
+
+ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,
+                          const algorithms::Registry& registry, const ValidateOptions& options) {
+  check_engine(options.engine.name);
+  const bool automatic = options.algorithm == "auto";
+  // A named algorithm must exist for at least one measured collective (a typo fails at once).
+  if (!automatic) {
+    const bool known = std::any_of(points.begin(), points.end(), [&](const MeasuredPoint& p) {
+      return registry.try_find(p.collective, options.algorithm) != nullptr;
+    });
+    if (!known && !points.empty()) {
+      (void)registry.find(points.front().collective, options.algorithm); // throws with the names
+    }
+  }
+  // One topology per rank count; a rank count the machine cannot hold skips its points.
+  std::map<std::uint32_t, std::optional<core::Topology>> topologies;
+  std::map<std::uint32_t, std::string> topology_error;
+  for (const MeasuredPoint& p : points) {
+    if (p.ranks == 0 || topologies.count(p.ranks) != 0) {
+      continue;
+    }
+    try {
+      topologies[p.ranks] = topologies::build(scenario.topology, p.ranks);
+    } catch (const core::Error& e) {
+      topologies[p.ranks] = std::nullopt;
+      topology_error[p.ranks] = e.what();
+    }
+  }
+
+  std::vector<std::optional<ValidationRow>> out(points.size());
+  std::vector<std::string> why(points.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  auto worker = [&] {
+    while (true) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= points.size()) {
+        return;
+      }
+      const MeasuredPoint& p = points[i];
+      try {
+        if (p.ranks == 0) {
+          why[i] = "the log does not say how many ranks ran";
+          continue;
+        }
+        if (p.time.value <= 0.0) {
+          why[i] = "no measured time";
+          continue;
+        }
+        const auto& topo = topologies.at(p.ranks);
+        if (!topo) {
+          why[i] = topology_error.at(p.ranks);
+          continue;
+        }
+        std::vector<const algorithms::AlgorithmInfo*> candidates;
+        if (automatic) {
+          candidates = registry.list(p.collective);
+        } else if (const auto* a = registry.try_find(p.collective, options.algorithm)) {
+          candidates = {a};
+        } else {
+          why[i] = fmt::format("no algorithm '{}' for {}", options.algorithm,
+                               core::to_string(p.collective));
+          continue;
+        }
+        std::optional<ValidationRow> best;
+        std::string last_refusal;
+        for (const auto* a : candidates) {
+          algorithms::Request req;
+          req.collective = p.collective;
+          req.ranks = p.ranks;
+          req.bytes = p.bytes;
+          req.topology = &*topo;
+          if (std::string r = registry.refusal(*a, req); !r.empty()) {
+            last_refusal = fmt::format("{}: {}", a->name, r);
+            continue;
+          }
+          const core::ResultRow row = simulate(registry, *a, *topo, options.engine, req);
+          if (!best || row.time.value < best->predicted.value) {
+            best = ValidationRow{p, a->name, row.time, 0.0};
+          }
+        }
+        if (!best) {
+          why[i] = last_refusal.empty() ? "no algorithm can run this point" : last_refusal;
+          continue;
+        }
+        best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
+        out[i] = std::move(best);
+      } catch (...) {
+        const std::lock_guard lock(failure_lock);
+        if (!failure) {
+          failure = std::current_exception();
+        }
+        next = points.size();
+      }
+    }
+  };
+  unsigned n_threads =
+      options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+  n_threads = static_cast<unsigned>(
+      std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < n_threads; ++t) {
+      pool.emplace_back(worker);
+    }
+    worker();
+  }
+  if (failure) {
+    std::rethrow_exception(failure);
+  }
+  ValidationResult result;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (out[i]) {
+      result.rows.push_back(std::move(*out[i]));
+    } else {
+      result.skipped.push_back(fmt::format("{}:{}: {}", points[i].file, points[i].line, why[i]));
+    }
+  }
+  result.summary = summarize(result.rows);
+  return result;
+}
+
+} // namespace collsim::analysis

@@ -1,0 +1,127 @@
+// Calibration recovers parameters from measurements collsim itself generated, stays within its
+// bounds, and writes a scenario that loads.
+
+#include "collsim/analysis/calibrate.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/io/scenario_loader.hpp"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+using namespace collsim;
+
+namespace {
+
+const char* kCluster = R"(name: two-level
+topology:
+  kind: cluster
+  nodes: 4
+  devices_per_node: 2
+  intra_bandwidth: 100 GB/s
+  intra_latency: 1 us
+  nic_bandwidth: 25 GB/s
+  nic_latency: 1 us
+  reduce_bandwidth: 200 GB/s
+studies: [{collective: allreduce, algorithms: [ring], ranks: 8, sizes: 1MiB}]
+)";
+
+/// Measured points: collsim's own predictions on `truth` for ring allreduce in one node (2 ranks)
+/// and across the 4 nodes (8 ranks), 8 B to 64 MiB.
+std::vector<analysis::MeasuredPoint> synthetic(const core::Scenario& truth,
+                                               const algorithms::Registry& registry) {
+  std::vector<analysis::MeasuredPoint> guess;
+  std::size_t line = 1;
+  for (std::uint32_t ranks : {2U, 8U}) {
+    for (std::uint64_t bytes = 64; bytes <= (std::uint64_t{64} << 20); bytes *= 8) {
+      analysis::MeasuredPoint p;
+      p.ranks = ranks;
+      p.bytes = core::Bytes{bytes};
+      p.time = core::Seconds{1.0}; // replaced by the prediction below
+      p.file = "synthetic";
+      p.line = line++;
+      guess.push_back(p);
+    }
+  }
+  analysis::ValidateOptions opt;
+  opt.algorithm = "ring";
+  const auto r = analysis::validate(truth, guess, registry, opt);
+  REQUIRE(r.rows.size() == guess.size());
+  for (std::size_t i = 0; i < guess.size(); ++i) {
+    guess[i].time = r.rows[i].predicted;
+  }
+  return guess;
+}
+
+} // namespace
+
+TEST_CASE("calibration recovers known link parameters from collsim's own predictions",
+          "[analysis][calibrate]") {
+  const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
+  core::Scenario truth = nominal;
+  truth.topology.cluster.intra_bandwidth = core::Bandwidth{70e9};
+  truth.topology.cluster.intra_latency = core::Seconds{2.5e-6};
+  truth.topology.cluster.nic_bandwidth = core::Bandwidth{20e9};
+  truth.topology.cluster.nic_latency = core::Seconds{1.8e-6};
+  const auto registry = algorithms::make_default_registry();
+  const auto measured = synthetic(truth, registry);
+
+  analysis::CalibrateOptions opt;
+  opt.algorithm = "ring";
+  opt.parameters = {"topology.intra_latency", "topology.intra_bandwidth", "topology.nic_latency",
+                    "topology.nic_bandwidth"};
+  const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
+  REQUIRE(r.parameters.size() == 4);
+  CHECK(r.parameters[0].value == Approx(2.5e-6).epsilon(0.01));
+  CHECK(r.parameters[1].value == Approx(70e9).epsilon(0.01));
+  CHECK(r.parameters[2].value == Approx(1.8e-6).epsilon(0.01));
+  CHECK(r.parameters[3].value == Approx(20e9).epsilon(0.01));
+  CHECK(r.before.all.median_abs_err_pct > 10.0);
+  CHECK(r.after.all.p90_abs_err_pct < 1.0);
+  CHECK(r.fitted.topology.cluster.nic_bandwidth.bytes_per_second == Approx(20e9).epsilon(0.01));
+
+  // The output loads, derived from the scenario it calibrated, with the fitted values.
+  const std::string yaml = analysis::calibrated_yaml(r, "two-level.yaml", "two-level-calibrated");
+  INFO(yaml);
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build-calibrate-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/two-level.yaml") << kCluster;
+  std::ofstream(dir + "/calibrated.yaml") << yaml;
+  const auto loaded = io::load_scenario(dir + "/calibrated.yaml");
+  std::filesystem::remove_all(dir);
+  CHECK(loaded.name == "two-level-calibrated");
+  CHECK(loaded.topology.cluster.nodes == 4);
+  CHECK(loaded.topology.cluster.nic_bandwidth.bytes_per_second == Approx(20e9).epsilon(0.01));
+  CHECK(loaded.topology.cluster.intra_latency.value == Approx(2.5e-6).epsilon(0.01));
+}
+
+TEST_CASE("calibration keeps a bandwidth at or below its nominal rate", "[analysis][calibrate]") {
+  const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
+  core::Scenario faster = nominal;
+  faster.topology.cluster.nic_bandwidth = core::Bandwidth{50e9}; // twice what the NIC can do
+  const auto registry = algorithms::make_default_registry();
+  const auto measured = synthetic(faster, registry);
+  analysis::CalibrateOptions opt;
+  opt.algorithm = "ring";
+  opt.parameters = {"topology.nic_bandwidth"};
+  const auto r = analysis::calibrate(nominal, measured, measured, registry, opt);
+  CHECK(r.parameters[0].value <= 25e9 * (1 + 1e-12));
+  CHECK(r.parameters[0].upper == 25e9);
+  REQUIRE(r.holdout_after.has_value());
+}
+
+TEST_CASE("calibration refuses what it cannot fit", "[analysis][calibrate]") {
+  const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
+  const auto registry = algorithms::make_default_registry();
+  analysis::CalibrateOptions opt;
+  opt.parameters = {"topology.node.nic_bandwidth"};
+  std::vector<analysis::MeasuredPoint> none;
+  CHECK_THROWS_WITH(analysis::calibrate(nominal, none, {}, registry, opt),
+                    Catch::StartsWith("cannot fit 'topology.node.nic_bandwidth' on a cluster "
+                                      "topology; the parameters calibration can fit there are: "
+                                      "topology.intra_latency"));
+  opt.parameters = {"topology.nic_bandwidth"};
+  CHECK_THROWS_WITH(analysis::calibrate(nominal, none, {}, registry, opt),
+                    "calibration needs more measured points than parameters: 0 points for 1 "
+                    "parameters (topology.nic_bandwidth)");
+}
