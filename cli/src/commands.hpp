@@ -11,5 +11,8 @@ void add_algorithms(CLI::App& app);
 void add_schedule(CLI::App& app);
 void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);
+void add_ingest(CLI::App& app);
+void add_validate(CLI::App& app);
+void add_calibrate(CLI::App& app);
 
 } // namespace collsim::cli

@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   collsim::cli::add_schedule(app);
   collsim::cli::add_verify(app);
   collsim::cli::add_topology(app);
+  collsim::cli::add_ingest(app);
+  collsim::cli::add_validate(app);
+  collsim::cli::add_calibrate(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

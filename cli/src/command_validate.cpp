@@ -1,0 +1,258 @@
+// `collsim validate` (predictions of a scenario against measured logs) and `collsim calibrate`
+// (fitting the scenario's parameters to them); docs/validation.md.
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+
+#include "collsim/analysis/calibrate.hpp"
+#include "collsim/analysis/validate.hpp"
+#include "collsim/io/logs.hpp"
+#include "collsim/io/scenario_loader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fmt/format.h>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace collsim::cli {
+namespace {
+
+/// A log's measurement in collsim's conventions, or nothing when collsim has no model for it.
+/// nccl-tests' size column already is S (the whole gathered vector for allgather and friends);
+/// OSU and IMB print one rank's block for allgather, alltoall, gather and scatter, so S is p times
+/// it (formats.md, sections on OSU and IMB semantics).
+std::optional<analysis::MeasuredPoint> to_point(const io::ParsedLog& log,
+                                                const io::Measurement& m) {
+  if (!m.collective || m.time_us <= 0.0) {
+    return std::nullopt;
+  }
+  analysis::MeasuredPoint p;
+  p.collective = *m.collective;
+  p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
+  std::uint64_t bytes = m.bytes;
+  using core::CollectiveKind;
+  const bool per_rank_block =
+      *m.collective == CollectiveKind::allgather || *m.collective == CollectiveKind::alltoall ||
+      *m.collective == CollectiveKind::gather || *m.collective == CollectiveKind::scatter;
+  if (log.format != io::LogFormat::nccl_tests && per_rank_block) {
+    bytes *= p.ranks;
+  }
+  p.bytes = core::Bytes{bytes};
+  p.time = core::Seconds{m.time_us * 1e-6};
+  p.in_place = m.in_place;
+  p.file = m.file;
+  p.line = m.line;
+  return p;
+}
+
+/// The measured points of some logs (warnings on stderr; what collsim cannot model in `ignored`).
+std::vector<analysis::MeasuredPoint> read_points(const std::vector<std::string>& paths,
+                                                 std::vector<std::string>& ignored) {
+  std::vector<analysis::MeasuredPoint> points;
+  for (const std::string& path : paths) {
+    const io::ParsedLog log = io::load_log(path);
+    for (const auto& w : log.warnings) {
+      std::cerr << io::format_warning(log, w) << "\n";
+    }
+    // Out-of-place rows where a run has both: in-place ones time the same operation again.
+    for (const io::Measurement& m : log.measurements) {
+      const io::LogInfo& run = log.runs.at(m.run);
+      if (m.in_place && run.out_of_place) {
+        continue;
+      }
+      if (auto p = to_point(log, m)) {
+        points.push_back(std::move(*p));
+      } else {
+        ignored.push_back(
+            fmt::format("{}:{}: {} has no collsim model", m.file, m.line, m.operation));
+      }
+    }
+  }
+  return points;
+}
+
+std::string stats_line(const char* label, const analysis::ErrorStats& s) {
+  return fmt::format("# {:<18} {:>6} points   median |err| {:>7.1f} %   p90 |err| {:>7.1f} %\n",
+                     label, s.points, s.median_abs_err_pct, s.p90_abs_err_pct);
+}
+
+nlohmann::json stats_json(const analysis::ErrorStats& s) {
+  return {{"points", s.points},
+          {"median_abs_err_pct", s.median_abs_err_pct},
+          {"p90_abs_err_pct", s.p90_abs_err_pct}};
+}
+
+} // namespace
+
+void add_validate(CLI::App& app) {
+  struct Args {
+    std::string scenario;
+    std::vector<std::string> logs;
+    std::string algorithm = "auto";
+    std::string engine = "loggp";
+    std::string format = "table";
+    std::string output;
+    unsigned threads = 0;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "validate", "Compare a scenario's predictions with measured logs (nccl-tests, OSU, IMB)");
+  cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) that models the machine")
+      ->required();
+  cmd->add_option("--log", a->logs, "Measured log (repeatable)")->required();
+  cmd->add_option("--algorithm", a->algorithm,
+                  "Algorithm name or alias, or auto (the fastest collsim has for each point)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
+      ->capture_default_str();
+  cmd->add_option("--format", a->format, "table or json")->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
+  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->callback([a] {
+    if (a->format != "table" && a->format != "json") {
+      throw core::UnknownNameError("format", a->format, {"table", "json"});
+    }
+    const core::Scenario scenario = io::load_scenario(a->scenario);
+    std::vector<std::string> ignored;
+    const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored);
+    analysis::ValidateOptions opt;
+    opt.algorithm = a->algorithm;
+    opt.engine = analysis::EngineChoice(a->engine, scenario.simgrid);
+    opt.threads = a->threads;
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    const analysis::ValidationResult r = analysis::validate(scenario, points, registry, opt);
+    ignored.insert(ignored.end(), r.skipped.begin(), r.skipped.end());
+
+    std::string text;
+    if (a->format == "json") {
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& row : r.rows) {
+        rows.push_back({{"collective", core::to_string(row.measured.collective)},
+                        {"ranks", row.measured.ranks},
+                        {"bytes", row.measured.bytes.value},
+                        {"in_place", row.measured.in_place},
+                        {"algorithm", row.algorithm},
+                        {"measured_us", row.measured.time.value * 1e6},
+                        {"predicted_us", row.predicted.value * 1e6},
+                        {"error_pct", row.error_pct},
+                        {"file", row.measured.file},
+                        {"line", row.measured.line}});
+      }
+      nlohmann::json summary = stats_json(r.summary.all);
+      summary["below_1MiB"] = stats_json(r.summary.below_1MiB);
+      summary["from_1MiB"] = stats_json(r.summary.from_1MiB);
+      text = nlohmann::json{{"scenario", scenario.name}, {"engine", a->engine},
+                            {"algorithm", a->algorithm}, {"rows", rows},
+                            {"summary", summary},        {"skipped", ignored}}
+                 .dump(2) +
+             "\n";
+    } else {
+      text = fmt::format("# collsim validate: scenario '{}', engine {}, algorithm {}\n",
+                         scenario.name, a->engine, a->algorithm);
+      text +=
+          fmt::format("# {:>12}  {:>6}  {:>14}  {:<24}  {:>12}  {:>12}  {:>8}  {}\n", "collective",
+                      "ranks", "size (B)", "algorithm", "measured", "predicted", "error", "source");
+      text += fmt::format("# {:>12}  {:>6}  {:>14}  {:<24}  {:>12}  {:>12}  {:>8}\n", "", "", "",
+                          "", "(us)", "(us)", "(%)");
+      for (const auto& row : r.rows) {
+        text += fmt::format(
+            "  {:>12}  {:>6}  {:>14}  {:<24}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {}:{}\n",
+            core::to_string(row.measured.collective), row.measured.ranks, row.measured.bytes.value,
+            row.algorithm, row.measured.time.value * 1e6, row.predicted.value * 1e6, row.error_pct,
+            row.measured.file, row.measured.line);
+      }
+      text += "#\n";
+      text += stats_line("all sizes", r.summary.all);
+      text += stats_line("below 1 MiB", r.summary.below_1MiB);
+      text += stats_line("1 MiB and above", r.summary.from_1MiB);
+      for (const auto& s : ignored) {
+        text += fmt::format("# skipped: {}\n", s);
+      }
+    }
+    emit(text, a->output);
+  });
+}
+
+void add_calibrate(CLI::App& app) {
+  struct Args {
+    std::string scenario;
+    std::vector<std::string> logs;
+    std::vector<std::string> holdout;
+    std::vector<std::string> fit;
+    std::string algorithm = "auto";
+    std::string output;
+    std::string name;
+    unsigned threads = 0;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "calibrate", "Fit a scenario's link bandwidths and latencies to measured logs (least "
+                   "squares on relative error) and write the fitted scenario");
+  cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) to calibrate")->required();
+  cmd->add_option("--log", a->logs, "Measured log to fit (repeatable)")->required();
+  cmd->add_option("--holdout", a->holdout, "Measured log to check the fit on, not fitted");
+  cmd->add_option("--fit", a->fit,
+                  "Parameters to fit, as scenario YAML paths (comma-separated; default: the "
+                  "topology's link latencies and bandwidths and reduce bandwidth)")
+      ->delimiter(',');
+  cmd->add_option("--algorithm", a->algorithm, "Algorithm name or alias, or auto")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "The fitted scenario (YAML)")->required();
+  cmd->add_option("--name", a->name, "Name of the fitted scenario (default: <name>-calibrated)");
+  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->callback([a] {
+    const core::Scenario scenario = io::load_scenario(a->scenario);
+    std::vector<std::string> ignored;
+    const auto fit = read_points(a->logs, ignored);
+    const auto holdout = read_points(a->holdout, ignored);
+    analysis::CalibrateOptions opt;
+    opt.algorithm = a->algorithm;
+    opt.parameters = a->fit;
+    opt.threads = a->threads;
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    const analysis::CalibrationResult r =
+        analysis::calibrate(scenario, fit, holdout, registry, opt);
+    // The fitted scenario derives from the one calibrated: a preset by name, a file by its path
+    // relative to the output's directory (a base path is read relative to the file naming it).
+    std::string base = a->scenario;
+    if (std::filesystem::exists(a->scenario)) {
+      const auto out_dir = std::filesystem::absolute(a->output).parent_path();
+      base = std::filesystem::relative(std::filesystem::absolute(a->scenario), out_dir).string();
+    }
+    const std::string name = a->name.empty() ? scenario.name + "-calibrated" : a->name;
+    emit(analysis::calibrated_yaml(r, base, name), a->output);
+
+    std::string text =
+        fmt::format("# collsim calibrate: scenario '{}', {} points, algorithm {}, {} iterations\n",
+                    scenario.name, r.points, a->algorithm, r.iterations);
+    text += fmt::format("# {:<42} {:>14} {:>14} {:>12}\n", "parameter", "was", "fitted",
+                        "+/- (1 sigma)");
+    for (const auto& p : r.parameters) {
+      const auto show = [&](double v) {
+        return p.bandwidth ? fmt::format("{:.4g} GB/s", v / 1e9)
+                           : fmt::format("{:.4g} us", v * 1e6);
+      };
+      text += fmt::format("  {:<42} {:>14} {:>14} {:>12}\n", p.path, show(p.initial), show(p.value),
+                          std::isfinite(p.rel_sigma) ? fmt::format("{:.1f} %", 100 * p.rel_sigma)
+                                                     : std::string("undetermined"));
+    }
+    text += "# error on the fitted logs, before and after:\n";
+    text += stats_line("before", r.before.all);
+    text += stats_line("after", r.after.all);
+    text += stats_line("after, < 1 MiB", r.after.below_1MiB);
+    text += stats_line("after, >= 1 MiB", r.after.from_1MiB);
+    if (r.holdout_after) {
+      text += "# error on the held-out logs, before and after:\n";
+      text += stats_line("before", r.holdout_before->all);
+      text += stats_line("after", r.holdout_after->all);
+      text += stats_line("after, < 1 MiB", r.holdout_after->below_1MiB);
+      text += stats_line("after, >= 1 MiB", r.holdout_after->from_1MiB);
+    }
+    text += fmt::format("# wrote {}\n", a->output);
+    std::cout << text;
+  });
+}
+
+} // namespace collsim::cli
