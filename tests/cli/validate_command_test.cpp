@@ -1,0 +1,95 @@
+// `collsim validate` and `collsim calibrate` on a real log, as users run them.
+
+#include "cli_test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using collsim::testing::run_collsim;
+
+const char* kA100Log = "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt";
+
+/// The median as calibrate prints it ("median |err|    50.7 %").
+std::string fmt_median(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "median |err| %7.1f %%", v);
+  return buf;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+} // namespace
+
+TEST_CASE("collsim validate compares a real nccl-tests log with a preset's predictions",
+          "[cli][validate]") {
+  const auto o = run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log +
+                             " --algorithm nccl_ring --format json");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const auto j = nlohmann::json::parse(o.out);
+  const auto& rows = j.at("rows");
+  REQUIRE(rows.size() == 25); // 8 B to 128 MiB, out-of-place
+  const auto& last = rows.back();
+  CHECK(last.at("collective") == "allreduce");
+  CHECK(last.at("ranks") == 8);
+  CHECK(last.at("bytes") == 134217728);
+  CHECK(last.at("algorithm") == "nccl_ring");
+  CHECK(last.at("measured_us").get<double>() == Approx(1295.41));
+  CHECK(last.at("line") == 50);
+  // The prediction is what `collsim sim` gives for the same point.
+  const auto sim = run_collsim("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes "
+                               "128MiB --format json --links 0");
+  REQUIRE(sim.code == 0);
+  const double predicted =
+      nlohmann::json::parse(sim.out).at("results").at(0).at("time_us").get<double>();
+  CHECK(last.at("predicted_us").get<double>() == Approx(predicted).epsilon(1e-9));
+  CHECK(last.at("error_pct").get<double>() ==
+        Approx(100.0 * (predicted - 1295.41) / 1295.41).epsilon(1e-9));
+  const auto& s = j.at("summary");
+  CHECK(s.at("points") == 25);
+  CHECK(s.at("below_1MiB").at("points") == 17);
+  CHECK(s.at("from_1MiB").at("points") == 8);
+  CHECK(s.at("median_abs_err_pct").get<double>() > 0.0);
+  CHECK(s.at("p90_abs_err_pct").get<double>() >= s.at("median_abs_err_pct").get<double>());
+}
+
+TEST_CASE("collsim validate names an unknown algorithm", "[cli][validate]") {
+  const auto o = run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log +
+                             " --algorithm nccl_rign");
+  CHECK(o.code == 2);
+  CHECK(o.err.find("unknown") != std::string::npos);
+  CHECK(o.err.find("nccl_ring") != std::string::npos);
+}
+
+TEST_CASE("collsim calibrate writes a scenario that loads and reproduces the fitted error",
+          "[cli][calibrate]") {
+  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build-calibrated-a100.yaml";
+  const auto o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
+                             " --algorithm nccl_ring --fit topology.node.nvlink.link_bandwidth"
+                             " -o " + out);
+  INFO(o.err);
+  INFO(o.out);
+  REQUIRE(o.code == 0);
+  const std::string yaml = slurp(out);
+  CHECK(yaml.find("base: dgx-a100\n") != std::string::npos);
+  CHECK(yaml.find("    nvlink:\n      link_bandwidth: ") != std::string::npos);
+  CHECK(o.out.find("topology.node.nvlink.link_bandwidth") != std::string::npos);
+  // Validating with the fitted scenario gives the "after" error calibrate printed.
+  const auto v = run_collsim("validate --scenario " + out + " --log " + kA100Log +
+                             " --algorithm nccl_ring --format json");
+  std::remove(out.c_str());
+  REQUIRE(v.code == 0);
+  const double median = nlohmann::json::parse(v.out).at("summary").at("median_abs_err_pct");
+  const auto at = o.out.find("# after ");
+  REQUIRE(at != std::string::npos);
+  CHECK(o.out.find(fmt_median(median), at) != std::string::npos);
+}
