@@ -56,7 +56,8 @@ static inline int bench_parse_sizes(const char* arg, long long* sizes, int* n, l
   int ok = 0;
   for (char* tok = strtok(copy, ","); tok != NULL; tok = strtok(NULL, ",")) {
     long long v;
-    if (count == BENCH_MAX_SIZES || bench_parse_count(tok, &v) != 0 || v % multiple != 0 || v > max_value) {
+    if (count == BENCH_MAX_SIZES || bench_parse_count(tok, &v) != 0 || v % multiple != 0 ||
+        v > max_value) {
       ok = -1;
       break;
     }
@@ -88,7 +89,8 @@ static inline double bench_start(int mode, MPI_Comm comm) {
   MPI_Barrier(comm);
 #if BENCH_HAVE_SIMULATED_CLOCK
   if (mode == BENCH_START_ALIGNED) {
-    /* SMPI's MPI_Wtime is the simulation clock, the same on every rank: sleep until a common instant. */
+    /* SMPI's MPI_Wtime is the simulation clock, the same on every rank: sleep until a common
+     * instant. */
     /* MPI_Reduce + MPI_Bcast rather than MPI_Allreduce: leave the allreduce under test alone. */
     double now = MPI_Wtime();
     double latest = now;
@@ -110,8 +112,9 @@ static inline double bench_start(int mode, MPI_Comm comm) {
     if (now > target + 1e-6) {
       int rank = 0;
       MPI_Comm_rank(comm, &rank);
-      fprintf(stderr, "bench: rank %d reached the common start %.9f s late (%.3e s): margin too small\n", rank,
-              target, now - target);
+      fprintf(stderr,
+              "bench: rank %d reached the common start %.9f s late (%.3e s): margin too small\n",
+              rank, target, now - target);
     }
     return now;
   }

@@ -75,7 +75,8 @@ TEST_CASE("collsim calibrate writes a scenario that loads and reproduces the fit
   const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build-calibrated-a100.yaml";
   const auto o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
                              " --algorithm nccl_ring --fit topology.node.nvlink.link_bandwidth"
-                             " -o " + out);
+                             " -o " +
+                             out);
   INFO(o.err);
   INFO(o.out);
   REQUIRE(o.code == 0);
