@@ -25,7 +25,7 @@ jobs=${COLLSIM_JOBS:-$(nproc)}
 packages=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  catch2 libsimgrid-dev
+  catch2 libsimgrid-dev openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -46,6 +46,31 @@ struct Run {
   std::vector<Row> rows;
 };
 
+/// collsim-probe's first line (docs/probe.md): "# collsim-probe 1.0: ranks 4, nodes 1, ranks per
+/// node 4", and its "# MPI library: ..." line. OSU itself never prints the rank count.
+struct ProbeHeader {
+  std::uint32_t ranks = 0;
+  std::uint32_t nodes = 0;
+  std::string mpi_library;
+};
+
+/// The number after `key` in "ranks 4, nodes 1, ...", if any.
+std::optional<std::uint32_t> count_after(std::string_view body, std::string_view key) {
+  const std::vector<std::string_view> w = words(body);
+  for (std::size_t k = 0; k + 1 < w.size(); ++k) {
+    if (w[k] == key) {
+      std::string_view v = w[k + 1];
+      if (ends_with(v, ",")) {
+        v.remove_suffix(1);
+      }
+      if (const auto n = to_u64(v); n && *n > 0 && *n <= 0xffffffffULL) {
+        return static_cast<std::uint32_t>(*n);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::string operation_of(std::string_view name) {
   static const std::map<std::string, std::string_view> kNames{
       {"allreduce latency test", "allreduce"},
@@ -206,6 +231,27 @@ private:
       return 1;
     }
     const std::vector<std::string_view> w = words(line.body);
+    if (line.comment && starts_with(line.body, "collsim-probe ")) {
+      warn_.seen();
+      const std::string_view after = std::string_view(line.body).substr(line.body.find(':') + 1);
+      ProbeHeader h;
+      h.ranks = count_after(after, "ranks").value_or(0);
+      h.nodes = count_after(after, "nodes").value_or(0);
+      if (h.ranks == 0) {
+        warn_.add(line.number, "a collsim-probe header without a rank count ('ranks N'): the rank "
+                               "count of its tables is unknown");
+      }
+      probe_ = h;
+      return 1;
+    }
+    if (line.comment && probe_ && starts_with(line.body, "MPI library:")) {
+      warn_.seen();
+      probe_->mpi_library = excerpt(std::string_view(line.body).substr(12));
+      while (!probe_->mpi_library.empty() && probe_->mpi_library.front() == ' ') {
+        probe_->mpi_library.erase(0, 1);
+      }
+      return 1;
+    }
     if (auto banner = banner_of(line)) {
       warn_.seen();
       close_run();
@@ -255,6 +301,17 @@ private:
       return 1;
     }
     const std::vector<std::string_view> fields = words(line.text);
+    if (run_ && run_->banner.operation == "barrier" && !line.comment && fields.size() == 1 &&
+        to_double(fields[0])) {
+      // osu_barrier's one row is the average latency alone ("%17.2f" after "# Avg Latency(us)").
+      warn_.seen();
+      Row row;
+      row.line = line.number;
+      row.avg = *to_double(fields[0]);
+      run_->columns = {Col::avg};
+      run_->rows.push_back(row);
+      return 1;
+    }
     const bool row_like =
         !fields.empty() && to_u64(fields[0]) && (fields.size() == 1 || to_double(fields[1]));
     if (run_ && row_like && !line.comment) {
@@ -396,12 +453,21 @@ private:
       }
       info.nodes = run.command->nodes.value_or(0);
     }
+    if (probe_) {
+      if (info.nodes == 0) {
+        info.nodes = probe_->nodes;
+      }
+      info.mpi_version = probe_->mpi_library;
+    }
     if (is_point_to_point(info.operation)) {
       info.ranks = 2;
       info.ranks_source = "point-to-point";
     } else if (run.command && run.command->processes) {
       info.ranks = *run.command->processes;
       info.ranks_source = "launch command";
+    } else if (probe_ && probe_->ranks > 0) {
+      info.ranks = probe_->ranks;
+      info.ranks_source = "collsim-probe header";
     } else {
       warn_.add(run.banner.line, "the rank count is unknown: OSU does not print it and no launch "
                                  "command with a process count precedes the table");
@@ -439,6 +505,7 @@ private:
   std::optional<Command> command_;
   std::optional<Run> run_;
   std::size_t last_banner_line_ = 0;
+  std::optional<ProbeHeader> probe_;
 };
 
 } // namespace

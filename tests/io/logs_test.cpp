@@ -550,6 +550,55 @@ TEST_CASE("OSU 7.x: one table per datatype of -T", "[io][logs][robustness]") {
   CHECK(log.measurements[0].count == 4);
 }
 
+TEST_CASE("collsim-probe output: ranks, nodes and the MPI library from its header, barrier's "
+          "size-less row",
+          "[io][logs][osu]") {
+  // The header and tables as collsim-probe prints them (docs/probe.md, "Output").
+  const ParsedLog log =
+      parse_log("# collsim-probe 1.0: ranks 6, nodes 2, ranks per node 3\n"
+                "# MPI library: Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4\n"
+                "# options: --collective allreduce,barrier --sizes 4:8 --full\n"
+                "\n"
+                "# OSU MPI Allreduce Latency Test v7.3\n"
+                "# Datatype: MPI_CHAR.\n"
+                "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n"
+                "4                      12.20             10.12             14.51          50\n"
+                "8                       9.31              7.07             10.98          50\n"
+                "\n"
+                "# OSU MPI Barrier Latency Test v7.3\n"
+                "# Avg Latency(us)\n"
+                "             5.25\n",
+                "probe.txt");
+  CHECK(log.warnings.empty());
+  REQUIRE(log.runs.size() == 2);
+  CHECK(log.runs[0].ranks == 6);
+  CHECK(log.runs[0].ranks_source == "collsim-probe header");
+  CHECK(log.runs[0].nodes == 2);
+  CHECK(log.runs[0].mpi_version == "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4");
+  CHECK(log.runs[1].operation == "barrier");
+  CHECK(log.runs[1].ranks == 6);
+  REQUIRE(log.measurements.size() == 3);
+  CHECK(log.measurements[1].time_us == 9.31);
+  CHECK(log.measurements[1].max_time_us == 10.98);
+  CHECK(log.measurements[2].collective == collsim::core::CollectiveKind::barrier);
+  CHECK(log.measurements[2].bytes == 0);
+  CHECK(log.measurements[2].time_us == 5.25);
+  CHECK(log.measurements[2].ranks == 6);
+}
+
+TEST_CASE("a collsim-probe header without a rank count is reported", "[io][logs][robustness]") {
+  const ParsedLog log = parse_log("# collsim-probe 1.0: ranks ?, nodes 1\n"
+                                  "# OSU MPI Allreduce Latency Test v7.3\n"
+                                  "# Size       Avg Latency(us)\n"
+                                  "4                       7.66\n",
+                                  "p.txt");
+  REQUIRE(log.runs.size() == 1);
+  CHECK(log.runs[0].ranks == 0);
+  REQUIRE(log.warnings.size() == 2);
+  CHECK(log.warnings[0].line == 1);
+  CHECK(log.warnings[0].text.find("without a rank count") != std::string::npos);
+}
+
 TEST_CASE("IMB: failed samples and several process counts", "[io][logs][robustness]") {
   const ParsedLog log =
       parse_log("#    Intel(R) MPI Benchmarks 2021.3, MPI-1 part\n"

@@ -65,7 +65,7 @@ struct LogInfo {
   std::string operation_source;
   std::string tool_version;      ///< "2.19.4" (nccl-tests), "7.3" (OSU), "2021.3" (IMB)
   std::string nccl_version;      ///< "2.19.3", from nccl-library= or a "NCCL version" line
-  std::string mpi_version;       ///< IMB's "MPI Version" line
+  std::string mpi_version;       ///< IMB's "MPI Version" line, collsim-probe's "MPI library" line
   std::string datatype;          ///< "float", "MPI_CHAR", ...
   std::string accelerator;       ///< "cuda", "rocm", ... for OSU -d; empty for host buffers
   std::string buffers;           ///< OSU point-to-point buffer placement, e.g. "D D"
@@ -73,7 +73,8 @@ struct LogInfo {
   std::uint32_t nodes = 0;       ///< distinct hosts; 0 when unknown
   std::uint32_t ranks = 0;       ///< 0 when unknown
   /// Where `ranks` comes from: "device list", "size / (count x type size)", "busbw / algbw",
-  /// "launch command", "#processes", "point-to-point" (OSU pt2pt tests use 2), or "" (unknown).
+  /// "launch command", "#processes", "point-to-point" (OSU pt2pt tests use 2), "collsim-probe
+  /// header", or "" (unknown).
   std::string ranks_source;
   std::string command;       ///< the launch command line seen before the run, if any
   bool out_of_place = false; ///< the run has out-of-place measurements
