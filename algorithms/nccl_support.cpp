@@ -102,6 +102,19 @@ std::string_view protocol_name(Proto p) {
   return "Simple";
 }
 
+std::string_view algo_name(Algo a) {
+  switch (a) {
+  case Algo::tree: return "Tree";
+  case Algo::ring: return "Ring";
+  case Algo::collnet_direct: return "CollNetDirect";
+  case Algo::collnet_chain: return "CollNetChain";
+  case Algo::nvls: return "NVLS";
+  case Algo::nvls_tree: return "NVLSTree";
+  case Algo::pat: return "PAT";
+  }
+  return "Ring";
+}
+
 double base_latency_us(Algo a, Proto p) {
   return kBaseLatency[static_cast<std::size_t>(a)][column(p)];
 }

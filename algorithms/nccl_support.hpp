@@ -6,6 +6,7 @@
 //
 // Units: NCCL's tables are in microseconds; core::Protocol holds seconds.
 
+#include "collsim/algorithms/nccl_constants.hpp"
 #include "generator_support.hpp"
 
 #include <algorithm>
@@ -18,22 +19,6 @@
 
 namespace collsim::algorithms::nccl {
 
-/// NCCL's protocols, in the order of the `protocol` parameter's choices (not NCCL's indices, which
-/// are LL = 0, LL128 = 1, Simple = 2).
-enum class Proto : std::uint8_t { simple = 0, ll = 1, ll128 = 2 };
-/// NCCL's algorithm indices (src/include/plugin/nccl_tuner.h).
-enum class Algo : std::uint8_t {
-  tree = 0,
-  ring = 1,
-  collnet_direct = 2,
-  collnet_chain = 3,
-  nvls = 4,
-  nvls_tree = 5,
-  pat = 6
-};
-/// NCCL's hardware classes for hwLatencies.
-enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
-
 inline constexpr std::uint64_t kSteps = 8;                  ///< NCCL_STEPS
 inline constexpr std::uint32_t kDefaultChannels = 2;        ///< our default `channels`
 inline constexpr std::uint32_t kMaxChannels = 64;           ///< MAXCHANNELS
@@ -45,13 +30,6 @@ ParamSpec protocol_param();
 ParamSpec channels_param();
 Proto protocol_of(const Request& req);
 std::uint32_t channels_of(const Request& req);
-/// "Simple", "LL" or "LL128" (core::Protocol::name).
-std::string_view protocol_name(Proto p);
-
-/// baseLatencies[algo][proto] in microseconds (section 3.1).
-double base_latency_us(Algo a, Proto p);
-/// hwLatencies[hw][algo][proto] in microseconds (section 3.1).
-double hw_latency_us(Hw hw, Algo a, Proto p);
 /// Payload bytes per wire byte: LL 8 of 16, LL128 120 of 128, Simple 1.
 double efficiency(Proto p);
 /// True when the request's topology joins the devices of a node by NVLink (an NVLink link or an

@@ -14,61 +14,89 @@
 namespace collsim::analysis {
 namespace {
 
-/// A fittable value of a topology spec: its YAML path, the topology kind it belongs to, whether
-/// it is a bandwidth, and where it lives.
+using Unit = FitParameter::Unit;
+
+/// A fittable value of a scenario: its YAML path, the topology kind it belongs to ("" for any),
+/// its unit, where it lives, and its bounds relative to the starting value v: a bandwidth in
+/// [v/100, v] (never above its nominal rate), a latency or factor in [v/100, 100 v], an
+/// efficiency factor in [v/100, 1]. A latency that starts at 0 (nccl.call_overhead) starts at
+/// `zero_start` instead, within [zero_start/100, 1000 zero_start].
 struct Accessor {
   const char* path;
-  const char* kind; ///< "uniform", "cluster", "system" or "" (any)
-  bool bandwidth;
-  std::function<double&(core::TopologySpec&)> ref;
+  const char* kind;
+  Unit unit;
+  std::function<double&(core::Scenario&)> ref;
+  bool at_most_one = false;
+  double zero_start = 0.0;
 };
 
 const std::vector<Accessor>& accessors() {
-  using T = core::TopologySpec;
+  using S = core::Scenario;
   static const std::vector<Accessor> all{
-      {"topology.latency", "uniform", false,
-       [](T& t) -> double& { return t.uniform.latency.value; }},
-      {"topology.bandwidth", "uniform", true,
-       [](T& t) -> double& { return t.uniform.bandwidth.bytes_per_second; }},
-      {"topology.reduce_bandwidth", "uniform", true,
-       [](T& t) -> double& { return t.uniform.reduce_bandwidth.bytes_per_second; }},
-      {"topology.intra_latency", "cluster", false,
-       [](T& t) -> double& { return t.cluster.intra_latency.value; }},
-      {"topology.intra_bandwidth", "cluster", true,
-       [](T& t) -> double& { return t.cluster.intra_bandwidth.bytes_per_second; }},
-      {"topology.nic_latency", "cluster", false,
-       [](T& t) -> double& { return t.cluster.nic_latency.value; }},
-      {"topology.nic_bandwidth", "cluster", true,
-       [](T& t) -> double& { return t.cluster.nic_bandwidth.bytes_per_second; }},
-      {"topology.switch_latency", "cluster", false,
-       [](T& t) -> double& { return t.cluster.switch_latency.value; }},
-      {"topology.reduce_bandwidth", "cluster", true,
-       [](T& t) -> double& { return t.cluster.reduce_bandwidth.bytes_per_second; }},
-      {"topology.node.nvlink.link_bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.nvlink.link_bandwidth.bytes_per_second; }},
-      {"topology.node.nvlink.latency", "system", false,
-       [](T& t) -> double& { return t.system.node.nvlink.latency.value; }},
-      {"topology.node.pcie.bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.pcie.bandwidth.bytes_per_second; }},
-      {"topology.node.pcie.latency", "system", false,
-       [](T& t) -> double& { return t.system.node.pcie.latency.value; }},
-      {"topology.node.nic_bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.nic_bandwidth.bytes_per_second; }},
-      {"topology.node.nic_latency", "system", false,
-       [](T& t) -> double& { return t.system.node.nic_latency.value; }},
-      {"topology.node.reduce_bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.reduce_bandwidth.bytes_per_second; }},
-      {"topology.node.cpu.memory_bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.cpu.memory_bandwidth.bytes_per_second; }},
-      {"topology.node.cpu.memory_latency", "system", false,
-       [](T& t) -> double& { return t.system.node.cpu.memory_latency.value; }},
-      {"topology.node.cpu.inter_socket_bandwidth", "system", true,
-       [](T& t) -> double& { return t.system.node.cpu.inter_socket_bandwidth.bytes_per_second; }},
-      {"topology.network.link_latency", "system", false,
-       [](T& t) -> double& { return t.system.network.link_latency.value; }},
-      {"topology.network.switch_latency", "system", false,
-       [](T& t) -> double& { return t.system.network.switch_latency.value; }},
-      {"topology.overhead", "", false, [](T& t) -> double& { return t.endpoint.overhead.value; }},
+      {"topology.latency", "uniform", Unit::seconds,
+       [](S& s) -> double& { return s.topology.uniform.latency.value; }},
+      {"topology.bandwidth", "uniform", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.uniform.bandwidth.bytes_per_second; }},
+      {"topology.reduce_bandwidth", "uniform", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.uniform.reduce_bandwidth.bytes_per_second; }},
+      {"topology.intra_latency", "cluster", Unit::seconds,
+       [](S& s) -> double& { return s.topology.cluster.intra_latency.value; }},
+      {"topology.intra_bandwidth", "cluster", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.cluster.intra_bandwidth.bytes_per_second; }},
+      {"topology.nic_latency", "cluster", Unit::seconds,
+       [](S& s) -> double& { return s.topology.cluster.nic_latency.value; }},
+      {"topology.nic_bandwidth", "cluster", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.cluster.nic_bandwidth.bytes_per_second; }},
+      {"topology.switch_latency", "cluster", Unit::seconds,
+       [](S& s) -> double& { return s.topology.cluster.switch_latency.value; }},
+      {"topology.reduce_bandwidth", "cluster", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.cluster.reduce_bandwidth.bytes_per_second; }},
+      {"topology.node.nvlink.link_bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& {
+         return s.topology.system.node.nvlink.link_bandwidth.bytes_per_second;
+       }},
+      {"topology.node.nvlink.latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.node.nvlink.latency.value; }},
+      {"topology.node.pcie.bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.system.node.pcie.bandwidth.bytes_per_second; }},
+      {"topology.node.pcie.latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.node.pcie.latency.value; }},
+      {"topology.node.nic_bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.system.node.nic_bandwidth.bytes_per_second; }},
+      {"topology.node.nic_latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.node.nic_latency.value; }},
+      {"topology.node.reduce_bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& { return s.topology.system.node.reduce_bandwidth.bytes_per_second; }},
+      {"topology.node.cpu.memory_bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& {
+         return s.topology.system.node.cpu.memory_bandwidth.bytes_per_second;
+       }},
+      {"topology.node.cpu.memory_latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.node.cpu.memory_latency.value; }},
+      {"topology.node.cpu.inter_socket_bandwidth", "system", Unit::bandwidth,
+       [](S& s) -> double& {
+         return s.topology.system.node.cpu.inter_socket_bandwidth.bytes_per_second;
+       }},
+      {"topology.network.link_latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.network.link_latency.value; }},
+      {"topology.network.switch_latency", "system", Unit::seconds,
+       [](S& s) -> double& { return s.topology.system.network.switch_latency.value; }},
+      {"topology.overhead", "", Unit::seconds,
+       [](S& s) -> double& { return s.topology.endpoint.overhead.value; }},
+      {"nccl.call_overhead", "", Unit::seconds,
+       [](S& s) -> double& { return s.nccl.call_overhead.value; }, false, 1e-6},
+      {"nccl.ll.latency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.ll.latency_factor; }},
+      {"nccl.ll.efficiency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.ll.efficiency_factor; }, true},
+      {"nccl.ll128.latency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.ll128.latency_factor; }},
+      {"nccl.ll128.efficiency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.ll128.efficiency_factor; }, true},
+      {"nccl.simple.latency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.simple.latency_factor; }},
+      {"nccl.simple.efficiency_factor", "", Unit::factor,
+       [](S& s) -> double& { return s.nccl.simple.efficiency_factor; }, true},
   };
   return all;
 }
@@ -108,7 +136,9 @@ std::vector<std::string> fittable_parameters() {
   return out;
 }
 
-std::vector<std::string> default_fit_parameters(const core::TopologySpec& t) {
+namespace {
+
+std::vector<std::string> default_link_parameters(const core::TopologySpec& t) {
   if (t.kind == "uniform") {
     std::vector<std::string> p{"topology.latency", "topology.bandwidth"};
     if (t.uniform.reduce_bandwidth.bytes_per_second > 0) {
@@ -147,30 +177,53 @@ std::vector<std::string> default_fit_parameters(const core::TopologySpec& t) {
   return p;
 }
 
+} // namespace
+
+std::vector<std::string> default_fit_parameters(const core::TopologySpec& t, bool nccl) {
+  std::vector<std::string> p = default_link_parameters(t);
+  if (nccl) {
+    for (const char* extra :
+         {"nccl.call_overhead", "nccl.ll.latency_factor", "nccl.ll128.latency_factor",
+          "nccl.simple.latency_factor", "nccl.ll.efficiency_factor", "nccl.ll128.efficiency_factor",
+          "nccl.simple.efficiency_factor"}) {
+      p.emplace_back(extra);
+    }
+  }
+  return p;
+}
+
 CalibrationResult calibrate(const core::Scenario& scenario, std::span<const MeasuredPoint> fit,
                             std::span<const MeasuredPoint> holdout,
                             const algorithms::Registry& registry, const CalibrateOptions& options) {
-  const std::vector<std::string> paths =
-      options.parameters.empty() ? default_fit_parameters(scenario.topology) : options.parameters;
+  const bool nccl = std::any_of(fit.begin(), fit.end(),
+                                [](const MeasuredPoint& p) { return p.library == Library::nccl; });
+  const std::vector<std::string> paths = options.parameters.empty()
+                                             ? default_fit_parameters(scenario.topology, nccl)
+                                             : options.parameters;
   std::vector<const Accessor*> acc;
   CalibrationResult out;
   core::Scenario work = scenario;
   for (const std::string& p : paths) {
     const Accessor& a = accessor(p, scenario.topology.kind);
-    const double v = a.ref(work.topology);
-    if (!(v > 0.0)) {
+    const double v = a.ref(work);
+    if (!(v > 0.0) && a.zero_start == 0.0) {
       throw core::UsageError(fmt::format(
           "cannot fit '{}': the scenario leaves it at 0 (derived or free); give it a value first",
           p));
     }
     FitParameter f;
     f.path = p;
-    f.bandwidth = a.bandwidth;
+    f.unit = a.unit;
     f.initial = v;
-    f.value = v;
-    // A bandwidth can be below its nominal rate (protocol and software overheads), not above it.
-    f.lower = v / 100.0;
-    f.upper = a.bandwidth ? v : v * 100.0;
+    const double start = v > 0.0 ? v : a.zero_start;
+    f.value = start;
+    // A bandwidth can be below its nominal rate (protocol and software overheads), not above it;
+    // an efficiency cannot exceed 1.
+    f.lower = start / 100.0;
+    f.upper = a.unit == Unit::bandwidth ? start
+              : a.at_most_one           ? 1.0
+              : v > 0.0                 ? start * 100.0
+                                        : start * 1000.0;
     out.parameters.push_back(f);
     acc.push_back(&a);
   }
@@ -182,7 +235,7 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   auto evaluate = [&](const Eigen::VectorXd& x) {
     core::Scenario s = scenario;
     for (Eigen::Index j = 0; j < k; ++j) {
-      acc[static_cast<std::size_t>(j)]->ref(s.topology) = std::exp(x[j]);
+      acc[static_cast<std::size_t>(j)]->ref(s) = std::exp(x[j]);
     }
     Evaluation e;
     e.result = validate(s, fit, registry, vopt);
@@ -199,7 +252,7 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   Eigen::VectorXd hi(k);
   for (Eigen::Index j = 0; j < k; ++j) {
     const FitParameter& f = out.parameters[static_cast<std::size_t>(j)];
-    x[j] = std::log(f.initial);
+    x[j] = std::log(f.value);
     lo[j] = std::log(f.lower);
     hi[j] = std::log(f.upper);
   }
@@ -270,7 +323,7 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
     f.value = std::exp(x[j]);
     f.rel_sigma = a(j, j) > 1e-12 ? std::sqrt(std::max(cov(j, j), 0.0))
                                   : std::numeric_limits<double>::infinity();
-    acc[static_cast<std::size_t>(j)]->ref(work.topology) = f.value;
+    acc[static_cast<std::size_t>(j)]->ref(work) = f.value;
   }
   out.after = cur.result.summary;
   out.fitted = work;
@@ -279,6 +332,15 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
     out.holdout_after = validate(work, holdout, registry, vopt).summary;
   }
   return out;
+}
+
+std::string format_fit_value(FitParameter::Unit unit, double value) {
+  switch (unit) {
+  case Unit::bandwidth: return fmt::format("{:.6g} GB/s", value / 1e9);
+  case Unit::seconds: return fmt::format("{:.6g} us", value * 1e6);
+  case Unit::factor: return fmt::format("{:.6g}", value);
+  }
+  return fmt::format("{:.6g}", value);
 }
 
 std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
@@ -314,10 +376,8 @@ std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
       out += fmt::format("{:{}}{}:\n", "", 2 * i, parts[i]);
       open.push_back(parts[i]);
     }
-    const std::string value = f.bandwidth ? fmt::format("{:.6g} GB/s", f.value / 1e9)
-                                          : fmt::format("{:.6g} us", f.value * 1e6);
-    const std::string was = f.bandwidth ? fmt::format("{:.6g} GB/s", f.initial / 1e9)
-                                        : fmt::format("{:.6g} us", f.initial * 1e6);
+    const std::string value = format_fit_value(f.unit, f.value);
+    const std::string was = format_fit_value(f.unit, f.initial);
     const std::string sigma = std::isfinite(f.rel_sigma)
                                   ? fmt::format("+/- {:.1f} %", 100.0 * f.rel_sigma)
                                   : std::string("not determined by these logs");

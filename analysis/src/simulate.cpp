@@ -27,6 +27,22 @@ void check_engine(std::string_view engine) {
   }
 }
 
+void apply_nccl(core::Schedule& schedule, const core::NcclSpec& nccl) {
+  core::Protocol p = schedule.header().protocol;
+  const core::NcclProtocolSpec* spec = p.name == "LL"       ? &nccl.ll
+                                       : p.name == "LL128"  ? &nccl.ll128
+                                       : p.name == "Simple" ? &nccl.simple
+                                                            : nullptr;
+  if (spec == nullptr) {
+    return;
+  }
+  p.launch = p.launch + nccl.call_overhead;
+  p.message_latency = core::Seconds{p.message_latency.value * spec->latency_factor};
+  p.inter_node_latency = core::Seconds{p.inter_node_latency.value * spec->latency_factor};
+  p.efficiency *= spec->efficiency_factor;
+  schedule.set_protocol(std::move(p));
+}
+
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
                          const EngineChoice& engine, const algorithms::Request& request,
@@ -47,7 +63,8 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       run->time = time;
     }
   } else {
-    const core::Schedule schedule = registry.generate(algo, request);
+    core::Schedule schedule = registry.generate(algo, request);
+    apply_nccl(schedule, engine.nccl);
     core::RunResult result;
     if (engine.name == "simgrid") {
       result = engines::SimgridEngine(engine.simgrid).run(schedule, topology, options);
@@ -195,7 +212,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   if (keep_loads) {
     out.link_loads.resize(points.size());
   }
-  const EngineChoice engine(study.engine, scenario.simgrid);
+  const EngineChoice engine(study.engine, scenario);
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> finished{0};
   std::exception_ptr failure;
@@ -304,6 +321,7 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   req.params = algorithms::resolve_params(algo, one.params);
   req.topology = &out.topology;
   out.schedule = registry.generate(algo, req);
+  apply_nccl(out.schedule, scenario.nccl);
   if (one.engine == "simgrid") {
     out.result = engines::SimgridEngine(scenario.simgrid).run(out.schedule, out.topology, options);
   } else {

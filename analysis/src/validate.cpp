@@ -1,5 +1,8 @@
 #include "collsim/analysis/validate.hpp"
 
+#include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/analysis/ompi_defaults.hpp"
+
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
 
@@ -31,6 +34,55 @@ ErrorStats stats(const std::vector<double>& abs_errors) {
   return {abs_errors.size(), quantile(abs_errors, 0.5), quantile(abs_errors, 0.9)};
 }
 
+struct Candidate {
+  const algorithms::AlgorithmInfo* algo = nullptr;
+  algorithms::RawParams params;
+};
+
+/// The measuring library's own choice for the point, where collsim models that library.
+std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core::TopologySpec& spec,
+                                             const core::Topology& topology,
+                                             const algorithms::Registry& registry) {
+  if (p.library == Library::mpi) {
+    // Open MPI's rules stand for MPI logs that do not name another library (OSU prints none).
+    for (const char* other : {"Intel", "MPICH", "MVAPICH", "Cray", "Spectrum"}) {
+      if (p.mpi_library.find(other) != std::string::npos) {
+        return std::nullopt;
+      }
+    }
+    OmpiCall call;
+    call.collective = p.collective;
+    call.ranks = p.ranks;
+    call.bytes = p.bytes;
+    if (p.element_bytes != 0) {
+      call.element_bytes = p.element_bytes;
+    }
+    return ompi41_default(call, registry);
+  }
+  if (p.library == Library::nccl) {
+    const auto choice =
+        nccl_default(p.collective, p.ranks, p.bytes, nccl_inputs(spec, topology, p.ranks));
+    if (!choice) {
+      return std::nullopt;
+    }
+    LibraryChoice c;
+    c.library = "NCCL 2.30.7 tuning model";
+    c.algorithm = choice->algorithm;
+    c.params = choice->params;
+    if (choice->modelled) {
+      c.library_name = fmt::format("{}/{}", algorithms::nccl::algo_name(choice->algo),
+                                   algorithms::nccl::protocol_name(choice->proto));
+      c.reason = fmt::format("{} is the cheapest in NCCL's cost table ({:.2f} us, {} channels)",
+                             c.library_name, choice->time_us, choice->channels);
+    } else {
+      c.library_name = "send/recv";
+      c.reason = "grouped point-to-point transfers";
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
@@ -45,10 +97,18 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return {stats(all), stats(small), stats(large)};
 }
 
+bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo) {
+  return std::any_of(algo.aliases.begin(), algo.aliases.end(),
+                     [](const std::string& a) { return a.starts_with("nccl:"); });
+}
+
 ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,
                           const algorithms::Registry& registry, const ValidateOptions& options) {
   check_engine(options.engine.name);
-  const bool automatic = options.algorithm == "auto";
+  EngineChoice engine = options.engine;
+  engine.nccl = scenario.nccl;
+  const bool fastest = options.algorithm == "fastest";
+  const bool automatic = options.algorithm == "auto" || fastest;
   // A named algorithm must exist for at least one measured collective (a typo fails at once).
   if (!automatic) {
     const bool known = std::any_of(points.begin(), points.end(), [&](const MeasuredPoint& p) {
@@ -99,11 +159,26 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
           why[i] = topology_error.at(p.ranks);
           continue;
         }
-        std::vector<const algorithms::AlgorithmInfo*> candidates;
-        if (automatic) {
-          candidates = registry.list(p.collective);
+        std::vector<Candidate> candidates;
+        std::string chosen_by = "named";
+        const std::optional<LibraryChoice> library =
+            automatic && !fastest ? library_default(p, scenario.topology, *topo, registry)
+                                  : std::nullopt;
+        if (library) {
+          candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
+          chosen_by = fmt::format("{}: {}", library->library, library->reason);
+        } else if (automatic) {
+          for (const auto* a : registry.list(p.collective)) {
+            const bool nccl = is_nccl_algorithm(*a);
+            if (fastest || p.library == Library::unknown || nccl == (p.library == Library::nccl)) {
+              candidates.push_back({a, {}});
+            }
+          }
+          chosen_by = fastest || p.library == Library::unknown ? "fastest of all algorithms"
+                      : p.library == Library::nccl             ? "fastest of NCCL's algorithms"
+                                                               : "fastest of the MPI algorithms";
         } else if (const auto* a = registry.try_find(p.collective, options.algorithm)) {
-          candidates = {a};
+          candidates.push_back({a, {}});
         } else {
           why[i] = fmt::format("no algorithm '{}' for {}", options.algorithm,
                                core::to_string(p.collective));
@@ -111,19 +186,20 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
         }
         std::optional<ValidationRow> best;
         std::string last_refusal;
-        for (const auto* a : candidates) {
+        for (const Candidate& c : candidates) {
           algorithms::Request req;
           req.collective = p.collective;
           req.ranks = p.ranks;
           req.bytes = p.bytes;
           req.topology = &*topo;
-          if (std::string r = registry.refusal(*a, req); !r.empty()) {
-            last_refusal = fmt::format("{}: {}", a->name, r);
+          req.params = algorithms::resolve_params(*c.algo, c.params);
+          if (std::string r = registry.refusal(*c.algo, req); !r.empty()) {
+            last_refusal = fmt::format("{}: {}", c.algo->name, r);
             continue;
           }
-          const core::ResultRow row = simulate(registry, *a, *topo, options.engine, req);
+          const core::ResultRow row = simulate(registry, *c.algo, *topo, engine, req);
           if (!best || row.time.value < best->predicted.value) {
-            best = ValidationRow{p, a->name, row.time, 0.0};
+            best = ValidationRow{p, c.algo->name, c.params, chosen_by, row.time, 0.0};
           }
         }
         if (!best) {

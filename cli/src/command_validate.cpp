@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 namespace collsim::cli {
 namespace {
@@ -29,7 +31,16 @@ std::optional<analysis::MeasuredPoint> to_point(const io::ParsedLog& log,
     return std::nullopt;
   }
   analysis::MeasuredPoint p;
+  const std::string& benchmark = log.runs.at(m.run).benchmark;
+  // nccl-tests and OSU's NCCL/RCCL family ("# OSU NCCL Allreduce ...") measure NCCL; the rest MPI.
+  p.library = log.format == io::LogFormat::nccl_tests ||
+                      benchmark.find("NCCL") != std::string::npos ||
+                      benchmark.find("RCCL") != std::string::npos
+                  ? analysis::Library::nccl
+                  : analysis::Library::mpi;
   p.collective = *m.collective;
+  p.element_bytes = m.count > 0 ? static_cast<std::uint32_t>(m.bytes / m.count) : 0;
+  p.mpi_library = log.runs.at(m.run).mpi_version;
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
   std::uint64_t bytes = m.bytes;
   using core::CollectiveKind;
@@ -102,8 +113,10 @@ void add_validate(CLI::App& app) {
   cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) that models the machine")
       ->required();
   cmd->add_option("--log", a->logs, "Measured log (repeatable)")->required();
-  cmd->add_option("--algorithm", a->algorithm,
-                  "Algorithm name or alias, or auto (the fastest collsim has for each point)")
+  cmd->add_option(
+         "--algorithm", a->algorithm,
+         "Algorithm name or alias; auto: the measuring library's default choice (NCCL's for "
+         "nccl-tests, Open MPI 4.1's for OSU/IMB); fastest: the fastest collsim has")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
       ->capture_default_str();
@@ -119,7 +132,7 @@ void add_validate(CLI::App& app) {
     const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored);
     analysis::ValidateOptions opt;
     opt.algorithm = a->algorithm;
-    opt.engine = analysis::EngineChoice(a->engine, scenario.simgrid);
+    opt.engine = analysis::EngineChoice(a->engine, scenario);
     opt.threads = a->threads;
     const algorithms::Registry registry = algorithms::make_default_registry();
     const analysis::ValidationResult r = analysis::validate(scenario, points, registry, opt);
@@ -134,6 +147,8 @@ void add_validate(CLI::App& app) {
                         {"bytes", row.measured.bytes.value},
                         {"in_place", row.measured.in_place},
                         {"algorithm", row.algorithm},
+                        {"params", row.params},
+                        {"chosen_by", row.chosen_by},
                         {"measured_us", row.measured.time.value * 1e6},
                         {"predicted_us", row.predicted.value * 1e6},
                         {"error_pct", row.error_pct},
@@ -152,15 +167,19 @@ void add_validate(CLI::App& app) {
       text = fmt::format("# collsim validate: scenario '{}', engine {}, algorithm {}\n",
                          scenario.name, a->engine, a->algorithm);
       text +=
-          fmt::format("# {:>12}  {:>6}  {:>14}  {:<24}  {:>12}  {:>12}  {:>8}  {}\n", "collective",
+          fmt::format("# {:>12}  {:>6}  {:>14}  {:<32}  {:>12}  {:>12}  {:>8}  {}\n", "collective",
                       "ranks", "size (B)", "algorithm", "measured", "predicted", "error", "source");
-      text += fmt::format("# {:>12}  {:>6}  {:>14}  {:<24}  {:>12}  {:>12}  {:>8}\n", "", "", "",
+      text += fmt::format("# {:>12}  {:>6}  {:>14}  {:<32}  {:>12}  {:>12}  {:>8}\n", "", "", "",
                           "", "(us)", "(us)", "(%)");
       for (const auto& row : r.rows) {
+        std::string label = row.algorithm;
+        for (const auto& [name, value] : row.params) {
+          label += fmt::format(" {}={}", name, value);
+        }
         text += fmt::format(
-            "  {:>12}  {:>6}  {:>14}  {:<24}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {}:{}\n",
+            "  {:>12}  {:>6}  {:>14}  {:<32}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {}:{}\n",
             core::to_string(row.measured.collective), row.measured.ranks, row.measured.bytes.value,
-            row.algorithm, row.measured.time.value * 1e6, row.predicted.value * 1e6, row.error_pct,
+            label, row.measured.time.value * 1e6, row.predicted.value * 1e6, row.error_pct,
             row.measured.file, row.measured.line);
       }
       text += "#\n";
@@ -181,6 +200,7 @@ void add_calibrate(CLI::App& app) {
     std::vector<std::string> logs;
     std::vector<std::string> holdout;
     std::vector<std::string> fit;
+    bool holdout_split = false;
     std::string algorithm = "auto";
     std::string output;
     std::string name;
@@ -193,11 +213,15 @@ void add_calibrate(CLI::App& app) {
   cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) to calibrate")->required();
   cmd->add_option("--log", a->logs, "Measured log to fit (repeatable)")->required();
   cmd->add_option("--holdout", a->holdout, "Measured log to check the fit on, not fitted");
+  cmd->add_flag("--holdout-split", a->holdout_split,
+                "Hold out every other measured size of the --log files (the 2nd, 4th, ... row of "
+                "each run): fit on the rest, check on these");
   cmd->add_option("--fit", a->fit,
                   "Parameters to fit, as scenario YAML paths (comma-separated; default: the "
                   "topology's link latencies and bandwidths and reduce bandwidth)")
       ->delimiter(',');
-  cmd->add_option("--algorithm", a->algorithm, "Algorithm name or alias, or auto")
+  cmd->add_option("--algorithm", a->algorithm,
+                  "Algorithm name or alias, auto (the library's choice) or fastest")
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "The fitted scenario (YAML)")->required();
   cmd->add_option("--name", a->name, "Name of the fitted scenario (default: <name>-calibrated)");
@@ -205,8 +229,18 @@ void add_calibrate(CLI::App& app) {
   cmd->callback([a] {
     const core::Scenario scenario = io::load_scenario(a->scenario);
     std::vector<std::string> ignored;
-    const auto fit = read_points(a->logs, ignored);
-    const auto holdout = read_points(a->holdout, ignored);
+    std::vector<analysis::MeasuredPoint> fit = read_points(a->logs, ignored);
+    std::vector<analysis::MeasuredPoint> holdout = read_points(a->holdout, ignored);
+    if (a->holdout_split) {
+      // Alternate rows of each (file, collective, ranks) series, in the log's order.
+      std::map<std::tuple<std::string, core::CollectiveKind, std::uint32_t>, std::size_t> seen;
+      std::vector<analysis::MeasuredPoint> kept;
+      for (analysis::MeasuredPoint& p : fit) {
+        const std::size_t k = seen[{p.file, p.collective, p.ranks}]++;
+        (k % 2 == 0 ? kept : holdout).push_back(std::move(p));
+      }
+      fit = std::move(kept);
+    }
     analysis::CalibrateOptions opt;
     opt.algorithm = a->algorithm;
     opt.parameters = a->fit;
@@ -230,10 +264,7 @@ void add_calibrate(CLI::App& app) {
     text += fmt::format("# {:<42} {:>14} {:>14} {:>12}\n", "parameter", "was", "fitted",
                         "+/- (1 sigma)");
     for (const auto& p : r.parameters) {
-      const auto show = [&](double v) {
-        return p.bandwidth ? fmt::format("{:.4g} GB/s", v / 1e9)
-                           : fmt::format("{:.4g} us", v * 1e6);
-      };
+      const auto show = [&](double v) { return analysis::format_fit_value(p.unit, v); };
       text += fmt::format("  {:<42} {:>14} {:>14} {:>12}\n", p.path, show(p.initial), show(p.value),
                           std::isfinite(p.rel_sigma) ? fmt::format("{:.1f} %", 100 * p.rel_sigma)
                                                      : std::string("undetermined"));

@@ -35,8 +35,10 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 6> kScenarioKeys{"name",     "base",    "description",
-                                                        "topology", "simgrid", "studies"};
+constexpr std::array<std::string_view, 7> kScenarioKeys{
+    "name", "base", "description", "topology", "simgrid", "nccl", "studies"};
+constexpr std::array<std::string_view, 4> kNcclKeys{"call_overhead", "ll", "ll128", "simple"};
+constexpr std::array<std::string_view, 2> kNcclProtocolKeys{"latency_factor", "efficiency_factor"};
 constexpr std::array<std::string_view, 7> kSimgridKeys{
     "network_model", "tcp_gamma",    "latency_factor", "bandwidth_factor",
     "weight_s",      "crosstraffic", "send_port"};
@@ -393,6 +395,8 @@ private:
         out.topology = topology(f, derived ? &out.topology : nullptr);
       } else if (f.key == "simgrid") {
         out.simgrid = simgrid(f.value, out.simgrid);
+      } else if (f.key == "nccl") {
+        out.nccl = nccl(f.value, out.nccl);
       } else if (f.key == "studies") {
         out.studies = studies(f.value);
       }
@@ -427,6 +431,44 @@ private:
         out.crosstraffic = boolean(v);
       } else if (f.key == "send_port") {
         out.send_port = one_of(v, "send port", "serial or shared", kSendPorts);
+      }
+    }
+    return out;
+  }
+
+  /// Corrections to the NCCL protocol model; keys not written keep `out`'s values.
+  core::NcclSpec nccl(const Located& at, core::NcclSpec out) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    const Fields fields = read_map(at, kNcclKeys, {});
+    for (const auto& f : fields.fields) {
+      if (f.key == "call_overhead") {
+        out.call_overhead = seconds(f.value);
+      } else {
+        core::NcclProtocolSpec& p = f.key == "ll"      ? out.ll
+                                    : f.key == "ll128" ? out.ll128
+                                                       : out.simple;
+        p = nccl_protocol(f.value, p);
+      }
+    }
+    return out;
+  }
+
+  core::NcclProtocolSpec nccl_protocol(const Located& at, core::NcclProtocolSpec out) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    const Fields fields = read_map(at, kNcclProtocolKeys, {});
+    for (const auto& f : fields.fields) {
+      if (f.key == "latency_factor") {
+        out.latency_factor = factor(f.value);
+      } else {
+        out.efficiency_factor = real(f.value, "a number greater than 0 and at most 1", 0.0, true);
+        if (out.efficiency_factor > 1.0) {
+          fail(f.value, fmt::format("expected a number greater than 0 and at most 1, got {}",
+                                    scalar(f.value, "a number")));
+        }
       }
     }
     return out;

@@ -125,3 +125,48 @@ TEST_CASE("calibration refuses what it cannot fit", "[analysis][calibrate]") {
                     "calibration needs more measured points than parameters: 0 points for 1 "
                     "parameters (topology.nic_bandwidth)");
 }
+
+TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections from collsim's own "
+          "predictions of NCCL's choices",
+          "[analysis][calibrate][nccl]") {
+  const auto nominal = io::load_scenario("dgx-a100");
+  core::Scenario truth = nominal;
+  truth.nccl.call_overhead = core::Seconds{20e-6};
+  truth.nccl.ll.efficiency_factor = 0.6;
+  truth.nccl.simple.efficiency_factor = 0.7;
+  const auto registry = algorithms::make_default_registry();
+  // One node, 8 B to 1 GiB: NCCL picks ring LL, LL128 and Simple along the way.
+  std::vector<analysis::MeasuredPoint> measured;
+  for (std::uint64_t bytes = 8; bytes <= (std::uint64_t{1} << 30); bytes *= 4) {
+    analysis::MeasuredPoint p;
+    p.library = analysis::Library::nccl;
+    p.ranks = 8;
+    p.bytes = core::Bytes{bytes};
+    p.time = core::Seconds{1.0};
+    p.file = "synthetic";
+    p.line = measured.size() + 1;
+    measured.push_back(p);
+  }
+  const auto truth_rows = analysis::validate(truth, measured, registry, {});
+  REQUIRE(truth_rows.rows.size() == measured.size());
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    measured[i].time = truth_rows.rows[i].predicted;
+  }
+  analysis::CalibrateOptions opt;
+  opt.parameters = {"nccl.call_overhead", "nccl.ll.efficiency_factor",
+                    "nccl.simple.efficiency_factor"};
+  const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
+  REQUIRE(r.parameters.size() == 3);
+  CHECK(r.parameters[0].initial == 0.0); // started from 1 us: nothing to scale from 0
+  CHECK(r.parameters[0].value == Approx(20e-6).epsilon(0.01));
+  CHECK(r.parameters[1].value == Approx(0.6).epsilon(0.01));
+  CHECK(r.parameters[2].value == Approx(0.7).epsilon(0.01));
+  CHECK(r.after.all.p90_abs_err_pct < 1.0);
+  CHECK(r.fitted.nccl.simple.efficiency_factor == Approx(0.7).epsilon(0.01));
+  // The fitted scenario's YAML holds the corrections under nccl:, without units for factors.
+  const std::string yaml = analysis::calibrated_yaml(r, "dgx-a100", "fitted");
+  CHECK(yaml.find("nccl:\n  call_overhead: 20") != std::string::npos);
+  CHECK(yaml.find("  simple:\n    efficiency_factor: 0.7") != std::string::npos);
+  const auto reloaded = io::parse_scenario(yaml, "fitted.yaml");
+  CHECK(reloaded.nccl.ll.efficiency_factor == Approx(0.6).epsilon(0.01));
+}

@@ -165,3 +165,36 @@ TEST_CASE("link reports rank links by utilisation", "[analysis][simgrid]") {
   CHECK(r[0].utilization == Approx(0.5));
   CHECK(r[1].utilization == Approx(0.125));
 }
+
+TEST_CASE("the scenario's nccl section corrects NCCL's protocols and leaves MPI algorithms alone",
+          "[analysis][study][nccl]") {
+  const std::string study = R"(
+studies:
+  - collective: allreduce
+    algorithms: [nccl_ring, ring]
+    ranks: [8]
+    sizes: [8B, 64MiB]
+    params: {protocol: simple}
+)";
+  const std::string topology = "name: t\ntopology: {kind: uniform, latency: 2 us, bandwidth: 10 "
+                               "GB/s}\n";
+  const auto plain = io::parse_scenario(topology + study, "plain.yaml");
+  const auto corrected = io::parse_scenario(
+      topology + "nccl: {call_overhead: 10 us, simple: {efficiency_factor: 0.5}}\n" + study,
+      "corrected.yaml");
+  const auto registry = algorithms::make_default_registry();
+  const auto a = analysis::run_study(plain, plain.studies[0], registry, {}, 1);
+  const auto b = analysis::run_study(corrected, corrected.studies[0], registry, {}, 1);
+  REQUIRE(a.rows.size() == 4);
+  REQUIRE(b.rows.size() == 4);
+  // Rows: nccl_ring 8 B, nccl_ring 64 MiB, ring 8 B, ring 64 MiB.
+  // 8 B: no bandwidth to speak of, so the call overhead is the whole difference.
+  CHECK(b.rows[0].time.value - a.rows[0].time.value == Approx(10e-6).epsilon(0.01));
+  // 64 MiB: the wire carries twice the bytes per payload byte, so the time nearly doubles.
+  const double ratio = (b.rows[1].time.value - 10e-6) / a.rows[1].time.value;
+  CHECK(ratio > 1.9);
+  CHECK(ratio < 2.0);
+  // MPI's ring runs no NCCL protocol: unchanged.
+  CHECK(b.rows[2].time == a.rows[2].time);
+  CHECK(b.rows[3].time == a.rows[3].time);
+}

@@ -1,5 +1,6 @@
 // Validation against measured points: errors, the fastest-algorithm choice, summaries, skips.
 
+#include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/validate.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/io/scenario_loader.hpp"
@@ -68,7 +69,7 @@ TEST_CASE("validate compares each measured point with the named algorithm's pred
   CHECK(r.summary.from_1MiB.points == 2);
 }
 
-TEST_CASE("validate auto takes the fastest algorithm collsim has for the point",
+TEST_CASE("validate auto without a known library takes the fastest algorithm collsim has",
           "[analysis][validate]") {
   const auto scenario = io::parse_scenario(kTextbook, "textbook.yaml");
   const auto registry = algorithms::make_default_registry();
@@ -106,4 +107,58 @@ studies: [{collective: allreduce, algorithms: [ring], ranks: 8, sizes: 1MiB}]
   analysis::ValidateOptions opt;
   opt.algorithm = "rign";
   CHECK_THROWS_AS(analysis::validate(scenario, points, registry, opt), core::UnknownNameError);
+}
+
+TEST_CASE("validate auto predicts what the measuring library picks: Open MPI 4.1's fixed rules for "
+          "MPI points, NCCL's choice for NCCL points",
+          "[analysis][validate]") {
+  const auto registry = algorithms::make_default_registry();
+  {
+    const auto scenario = io::parse_scenario(kTextbook, "textbook.yaml");
+    // 5 ranks: p < 8 row of the allreduce table, {m<16:4, m<8K:3, else:6}.
+    std::vector<analysis::MeasuredPoint> points{point(5, 8, 1e-5, 1), point(5, 4096, 1e-5, 2),
+                                                point(5, 1 << 20, 1e-3, 3)};
+    for (auto& p : points) {
+      p.library = analysis::Library::mpi;
+      p.element_bytes = 4;
+    }
+    const auto r = analysis::validate(scenario, points, registry, {});
+    REQUIRE(r.rows.size() == 3);
+    // 8 B = 2 floats < 5 ranks: Open MPI's ring falls back to recursive doubling.
+    CHECK(r.rows[0].algorithm == "recursive_doubling");
+    CHECK(r.rows[1].algorithm == "recursive_doubling");
+    CHECK(r.rows[2].algorithm == "rabenseifner");
+    CHECK(r.rows[2].chosen_by.starts_with("Open MPI 4.1"));
+    CHECK(r.rows[2].chosen_by.find("-> 6") != std::string::npos);
+    // "fastest" ignores the library.
+    analysis::ValidateOptions opt;
+    opt.algorithm = "fastest";
+    const auto f = analysis::validate(scenario, points, registry, opt);
+    REQUIRE(f.rows.size() == 3);
+    CHECK(f.rows[2].predicted.value <= r.rows[2].predicted.value);
+    CHECK(f.rows[2].chosen_by == "fastest of all algorithms");
+    // A log of another MPI: the fastest of the MPI algorithms.
+    points[2].mpi_library = "Intel(R) MPI Library 2018 Update 4";
+    const auto intel = analysis::validate(scenario, points, registry, {});
+    CHECK(intel.rows[2].chosen_by == "fastest of the MPI algorithms");
+  }
+  {
+    const auto scenario = io::load_scenario("dgx-a100");
+    // One DGX A100 node: NCCL picks ring LL for small messages and ring Simple for large ones
+    // (docs/library-defaults.md); collsim simulates exactly that.
+    std::vector<analysis::MeasuredPoint> points{point(8, 8, 35e-6, 1),
+                                                point(8, 128 << 20, 1.3e-3, 2)};
+    for (auto& p : points) {
+      p.library = analysis::Library::nccl;
+    }
+    const auto r = analysis::validate(scenario, points, registry, {});
+    REQUIRE(r.rows.size() == 2);
+    CHECK(r.rows[0].algorithm == "nccl_ring");
+    CHECK(r.rows[0].params.at("protocol") == "ll");
+    CHECK(r.rows[1].params.at("protocol") == "simple");
+    CHECK(r.rows[1].chosen_by.starts_with("NCCL 2.30.7 tuning model: Ring/Simple"));
+    for (const auto& row : r.rows) {
+      CHECK(row.predicted.value > 0.0);
+    }
+  }
 }

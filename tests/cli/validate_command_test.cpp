@@ -94,3 +94,34 @@ TEST_CASE("collsim calibrate writes a scenario that loads and reproduces the fit
   REQUIRE(at != std::string::npos);
   CHECK(o.out.find(fmt_median(median), at) != std::string::npos);
 }
+
+TEST_CASE("collsim validate auto shows NCCL's choice per row; calibrate --holdout-split fits every "
+          "other size and checks the rest",
+          "[cli][calibrate]") {
+  const auto v =
+      run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log + " --format json");
+  INFO(v.err);
+  REQUIRE(v.code == 0);
+  const auto j = nlohmann::json::parse(v.out);
+  const auto& rows = j.at("rows");
+  REQUIRE(rows.size() == 25);
+  CHECK(rows.front().at("algorithm") == "nccl_ring");
+  CHECK(rows.front().at("params").at("protocol") == "ll");
+  CHECK(rows.back().at("params").at("protocol") == "simple");
+  CHECK(rows.back().at("chosen_by").get<std::string>().starts_with("NCCL 2.30.7"));
+
+  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build-calibrated-split.yaml";
+  const auto o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
+                             " --holdout-split --fit nccl.call_overhead,"
+                             "nccl.simple.efficiency_factor -o " +
+                             out);
+  std::remove(out.c_str());
+  INFO(o.err);
+  INFO(o.out);
+  REQUIRE(o.code == 0);
+  // 25 rows: 13 fitted (1st, 3rd, ...), 12 held out.
+  CHECK(o.out.find(", 13 points,") != std::string::npos);
+  CHECK(o.out.find("# error on the held-out logs") != std::string::npos);
+  CHECK(o.out.find("12 points") != std::string::npos);
+  CHECK(o.out.find("nccl.simple.efficiency_factor") != std::string::npos);
+}

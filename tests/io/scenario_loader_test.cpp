@@ -207,7 +207,7 @@ TEST_CASE("every example in docs/scenario-format.md loads", "[io][scenario][docs
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
-    } else if (block.rfind("simgrid:", 0) == 0) {
+    } else if (block.rfind("simgrid:", 0) == 0 || block.rfind("nccl:", 0) == 0) {
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
@@ -455,4 +455,28 @@ TEST_CASE("the simgrid section sets SimGrid's options; a derived scenario keeps 
   CHECK(derived.simgrid.bandwidth_factor == 0.97); // written here
   CHECK(derived.simgrid.send_port == "shared");
   CHECK(derived.simgrid.crosstraffic);
+}
+
+TEST_CASE("the nccl section sets the call overhead and per-protocol factors; a derived scenario "
+          "keeps the rest",
+          "[io][scenario][nccl]") {
+  const auto defaults = parse_scenario(
+      "name: d\ntopology: {kind: uniform}\n"
+      "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, sizes: 8B}]\n",
+      "d.yaml");
+  CHECK(defaults.nccl == collsim::core::NcclSpec{});
+  CHECK(defaults.nccl.ll.latency_factor == 1.0);
+  CHECK(defaults.nccl.simple.efficiency_factor == 1.0);
+
+  const std::string base = "name: b\ntopology: {kind: uniform}\n"
+                           "nccl: {call_overhead: 20 us, ll: {latency_factor: 2.5}, "
+                           "simple: {efficiency_factor: 0.8}}\n"
+                           "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, "
+                           "sizes: 8B}]\n";
+  const auto b = parse_scenario(base, "b.yaml");
+  CHECK(b.nccl.call_overhead.value == Approx(20e-6));
+  CHECK(b.nccl.ll.latency_factor == 2.5);
+  CHECK(b.nccl.ll.efficiency_factor == 1.0);
+  CHECK(b.nccl.ll128 == collsim::core::NcclProtocolSpec{});
+  CHECK(b.nccl.simple.efficiency_factor == 0.8);
 }

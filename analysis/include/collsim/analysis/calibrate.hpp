@@ -18,10 +18,11 @@
 namespace collsim::analysis {
 
 struct FitParameter {
-  std::string path;      ///< scenario YAML path: "topology.node.nic_bandwidth"
-  bool bandwidth = true; ///< bytes/s (false: seconds)
-  double initial = 0.0;  ///< the scenario's value
-  double value = 0.0;    ///< fitted
+  std::string path; ///< scenario YAML path: "topology.node.nic_bandwidth"
+  /// What the value is: bytes/s, seconds, or a dimensionless factor (nccl.*_factor).
+  enum class Unit : std::uint8_t { bandwidth, seconds, factor } unit = Unit::bandwidth;
+  double initial = 0.0; ///< the scenario's value
+  double value = 0.0;   ///< fitted
   double lower = 0.0;
   double upper = 0.0;
   /// One standard deviation of the fitted value (from the Jacobian at the optimum), relative:
@@ -47,9 +48,14 @@ struct CalibrationResult {
   std::size_t points = 0; ///< measured points used for the fit
 };
 
-/// The parameters calibration fits by default for a topology: the links ranks use and the
-/// reduction rate (docs/validation.md lists them per topology kind).
-std::vector<std::string> default_fit_parameters(const core::TopologySpec& topology);
+/// The parameters calibration fits by default: the links ranks use and the reduction rate
+/// (docs/validation.md lists them per topology kind), and, when some of the points were measured
+/// with NCCL, the call overhead and the LL, LL128 and Simple corrections (core::NcclSpec).
+std::vector<std::string> default_fit_parameters(const core::TopologySpec& topology,
+                                                bool nccl = false);
+
+/// A fitted value as the scenario YAML writes it: "25 GB/s", "1.5 us" or "0.93".
+std::string format_fit_value(FitParameter::Unit unit, double value);
 
 /// Every path calibration can fit (for messages).
 std::vector<std::string> fittable_parameters();

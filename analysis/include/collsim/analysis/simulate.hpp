@@ -23,10 +23,19 @@ void check_engine(std::string_view engine);
 struct EngineChoice {
   std::string name = "loggp";
   core::SimgridSpec simgrid;
+  core::NcclSpec nccl; ///< the scenario's corrections to NCCL's protocols (apply_nccl)
   EngineChoice() = default;
   EngineChoice(std::string_view n) : name(n) {} // NOLINT(google-explicit-constructor)
   EngineChoice(std::string_view n, core::SimgridSpec s) : name(n), simgrid(std::move(s)) {}
+  /// The engine `n` with the scenario's SimGrid settings and NCCL corrections.
+  EngineChoice(std::string_view n, const core::Scenario& scenario)
+      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl) {}
 };
+
+/// Applies the scenario's NCCL corrections to a schedule that runs one of NCCL's protocols (LL,
+/// LL128, Simple): the call overhead is added to the launch, the protocol's per-hop latencies and
+/// efficiency are multiplied by its factors. Other schedules are left as they are.
+void apply_nccl(core::Schedule& schedule, const core::NcclSpec& nccl);
 
 /// Times one point. For "analytic" the algorithm must declare a closed form for the request
 /// (UsageError otherwise). `run` (optional) receives the engine's full result.

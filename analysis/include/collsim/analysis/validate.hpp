@@ -14,20 +14,37 @@
 
 namespace collsim::analysis {
 
+/// Which library ran a measurement: it decides the algorithms `auto` considers.
+enum class Library : std::uint8_t {
+  unknown, ///< every algorithm collsim has
+  nccl,    ///< nccl-tests: NCCL's algorithms
+  mpi      ///< OSU, IMB, collsim-probe: MPI algorithms (those that are not NCCL's)
+};
+
 /// One measured time of a collective, in collsim's conventions (bytes: nccl-tests' S).
 struct MeasuredPoint {
+  Library library = Library::unknown;
   core::CollectiveKind collective = core::CollectiveKind::allreduce;
   std::uint32_t ranks = 0;
   core::Bytes bytes{0};
   core::Seconds time;
   bool in_place = false;
+  /// Bytes per element of the measured data type (MPI_CHAR 1, float 4); 0 when unknown. Open
+  /// MPI's choice depends on element counts in places.
+  std::uint32_t element_bytes = 0;
+  /// The MPI library the log names (IMB's "MPI Version", collsim-probe's "MPI library"), if any.
+  std::string mpi_library;
   std::string file; ///< where it was measured, for reports
   std::size_t line = 0;
 };
 
 struct ValidationRow {
   MeasuredPoint measured;
-  std::string algorithm; ///< the algorithm whose prediction is compared
+  std::string algorithm;        ///< the algorithm whose prediction is compared
+  algorithms::RawParams params; ///< its parameters, when a library's choice sets them
+  /// How the algorithm was chosen: the library model and its rule ("Open MPI 4.1 ...: p < 8,
+  /// commutative: m >= 8 KiB -> 6"), "fastest of ...", or "named".
+  std::string chosen_by;
   core::Seconds predicted;
   double error_pct = 0.0; ///< 100 (predicted - measured) / measured
 };
@@ -52,14 +69,20 @@ struct ValidationResult {
 };
 
 struct ValidateOptions {
-  /// An algorithm name or alias, or "auto": the fastest algorithm collsim has for the point (the
-  /// libraries' own default choices arrive with the tuning issue).
+  /// An algorithm name or alias; "fastest": the fastest of all collsim's algorithms; "auto": what
+  /// the measuring library picks by default where collsim models that library (NCCL's choice for
+  /// NCCL points, Open MPI 4.1's fixed rules for MPI points that do not name another MPI), else
+  /// the fastest of the library's algorithms (NCCL's, or the MPI ones).
   std::string algorithm = "auto";
   EngineChoice engine;
   unsigned threads = 0; ///< 0: all cores
 };
 
-/// Predicts every measured point on the scenario's topology and compares. Points the scenario
+/// True when `algo` is one of NCCL's (it has an "nccl:" alias).
+bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo);
+
+/// Predicts every measured point on the scenario's topology and compares. The engine runs with
+/// the scenario's NCCL corrections (core::NcclSpec). Points the scenario
 /// cannot run (more ranks than the machine has, no algorithm for the point) are skipped with the
 /// reason; an unknown algorithm name is an UnknownNameError.
 ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,

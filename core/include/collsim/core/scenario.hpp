@@ -233,12 +233,35 @@ struct SimgridSpec {
   bool operator==(const SimgridSpec&) const = default;
 };
 
+/// Corrections to collsim's model of NCCL's protocols (scenario section `nccl`;
+/// docs/scenario-format.md), for calibration against nccl-tests logs. The defaults change nothing:
+/// the protocols keep the constants of NCCL's tuning.cc (algorithms.md section 3.1).
+struct NcclProtocolSpec {
+  /// Multiplies NCCL's per-hop latencies (hwLatencies, within and between nodes) of the protocol.
+  double latency_factor = 1.0;
+  /// Multiplies the protocol's payload bytes per wire byte (LL 1/2, LL128 120/128, Simple 1): the
+  /// share of the link rate the protocol's data reaches; at most 1.
+  double efficiency_factor = 1.0;
+  bool operator==(const NcclProtocolSpec&) const = default;
+};
+
+struct NcclSpec {
+  /// Host time per collective call before the first message (kernel launch, the benchmark's
+  /// loop), added to NCCL's base latency, which counts GPU-side start-up only.
+  Seconds call_overhead{0.0};
+  NcclProtocolSpec ll;
+  NcclProtocolSpec ll128;
+  NcclProtocolSpec simple;
+  bool operator==(const NcclSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
   std::string file; ///< the path it was loaded from (for messages)
   TopologySpec topology;
   SimgridSpec simgrid;
+  NcclSpec nccl;
   std::vector<StudySpec> studies;
   bool operator==(const Scenario&) const = default;
 };

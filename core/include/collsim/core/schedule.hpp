@@ -111,6 +111,9 @@ public:
   explicit Schedule(ScheduleHeader header);
 
   [[nodiscard]] const ScheduleHeader& header() const { return header_; }
+  /// Replaces the wire protocol (a scenario's corrections to NCCL's protocols, applied after
+  /// generation).
+  void set_protocol(Protocol protocol) { header_.protocol = std::move(protocol); }
   [[nodiscard]] std::uint32_t ranks() const { return header_.ranks; }
   /// Ranks plus in-network agents (participants ranks()..participants()-1).
   [[nodiscard]] std::uint32_t participants() const {

@@ -1,0 +1,39 @@
+#pragma once
+// NCCL's algorithm, protocol and hardware-class indices and the latency tables of its cost model
+// (algorithms.md section 3.1: ncclTunerConstantsDefaults in src/graph/tuning.cc, NCCL v2.30.7).
+// Public so that the NCCL generators (algorithms/) and the model of NCCL's default choice
+// (analysis/nccl_defaults) read one copy of the tables; the definitions live in
+// algorithms/nccl_support.cpp.
+
+#include <cstdint>
+#include <string_view>
+
+namespace collsim::algorithms::nccl {
+
+/// NCCL's protocols, in the order of the `protocol` parameter's choices (not NCCL's indices, which
+/// are LL = 0, LL128 = 1, Simple = 2).
+enum class Proto : std::uint8_t { simple = 0, ll = 1, ll128 = 2 };
+/// NCCL's algorithm indices (src/include/plugin/nccl_tuner.h).
+enum class Algo : std::uint8_t {
+  tree = 0,
+  ring = 1,
+  collnet_direct = 2,
+  collnet_chain = 3,
+  nvls = 4,
+  nvls_tree = 5,
+  pat = 6
+};
+/// NCCL's hardware classes for hwLatencies.
+enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
+
+/// "Simple", "LL" or "LL128" (core::Protocol::name).
+std::string_view protocol_name(Proto p);
+/// "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT" (ncclAlgoStr).
+std::string_view algo_name(Algo a);
+
+/// baseLatencies[algo][proto] in microseconds (section 3.1).
+double base_latency_us(Algo a, Proto p);
+/// hwLatencies[hw][algo][proto] in microseconds (section 3.1).
+double hw_latency_us(Hw hw, Algo a, Proto p);
+
+} // namespace collsim::algorithms::nccl
