@@ -8,8 +8,9 @@
 // 576,000 B halved for small messages), src/graph/tuning.cc latencies (section 3.1).
 //
 // Schedule. Nodes come from the request's layout (no topology: every rank is a node). In node v
-// the ranks form a chain in rank order; its first rank (the head) is node v's vertex in the
-// inter-node trees. Channel c owns slice c of the buffer (block_range(n, channels, c)) and uses
+// the ranks form a chain in rank order, rotated per channel so that channel c's chain starts at
+// local rank c mod ppn (links_of); its first rank (the head) is node v's vertex in channel c's
+// inter-node tree. Channel c owns slice c of the buffer (block_range(n, channels, c)) and uses
 // tree c mod 2, so with an even channel count each tree carries half the data (with one channel
 // only tree 0 is used). A channel's slice is cut into chunks of NCCL's chunk size. For one chunk
 // and tree t, a rank's parent is its chain predecessor, or for a head the head of node v's parent
@@ -67,46 +68,52 @@ Plan make_plan(const Request& req) {
   return pl;
 }
 
-/// A rank's parent and children in tree `t` (chain inside the node, double binary tree across).
+/// A rank's parent and children for channel `c` (chain inside the node, double binary tree
+/// across).
 struct Links {
   core::Rank parent = kNone;
   std::array<core::Rank, 3> children{};
   std::uint32_t child_count = 0;
+  std::uint32_t depth = 0; ///< hops up to the root: chain position plus the node's tree depth
 };
 
-Links links_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t t) {
+/// Channel c runs tree c mod 2, and its chain in each node starts at local rank c mod ppn: NCCL's
+/// search gives the tree channels of a node different GPUs next to different NICs where it can
+/// (src/graph/search.cc, one NIC per channel on rail-optimised nodes), so the channels' inter-node
+/// traffic spreads over the NICs instead of all leaving through the first GPU's.
+Links links_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t c) {
   Links out;
+  const std::uint32_t t = c % 2;
   const std::uint32_t v = layout.node[r];
-  const std::uint32_t j = layout.local[r];
   const auto& members = layout.members[v];
+  const auto m = static_cast<std::uint32_t>(members.size());
+  const auto at = [&](std::uint32_t node, std::uint32_t position) {
+    const auto& mem = layout.members[node];
+    return mem[(position + c) % mem.size()];
+  };
+  const std::uint32_t j = (layout.local[r] + m - c % m) % m; // position in the rotated chain
   if (j > 0) {
-    out.parent = members[j - 1];
+    out.parent = at(v, j - 1);
   } else {
     const nccl::TreeLinks tl = nccl::dtree(layout.nodes(), v, t);
     if (tl.parent != kNone) {
-      out.parent = layout.members[tl.parent][0];
+      out.parent = at(tl.parent, 0);
     }
     for (const std::uint32_t child : {tl.child0, tl.child1}) {
       if (child != kNone) {
-        out.children[out.child_count++] = layout.members[child][0];
+        out.children[out.child_count++] = at(child, 0);
       }
     }
   }
-  if (j + 1 < members.size()) {
-    out.children[out.child_count++] = members[j + 1];
+  if (j + 1 < m) {
+    out.children[out.child_count++] = at(v, j + 1);
+  }
+  out.depth = j;
+  const std::uint32_t n = layout.nodes();
+  for (std::uint32_t u = v; nccl::dtree(n, u, t).parent != kNone; u = nccl::dtree(n, u, t).parent) {
+    ++out.depth;
   }
   return out;
-}
-
-/// Hops from rank r up to the root of tree t: its chain position plus its node's depth in tree t.
-std::uint32_t depth_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t t) {
-  std::uint32_t hops = layout.local[r];
-  const std::uint32_t n = layout.nodes();
-  for (std::uint32_t v = layout.node[r]; nccl::dtree(n, v, t).parent != kNone;
-       v = nccl::dtree(n, v, t).parent) {
-    ++hops;
-  }
-  return hops;
 }
 
 void emit(const Plan& pl, nccl::Sink& sink) {
@@ -121,16 +128,18 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   std::vector<std::uint32_t> value(items); // the operation that last wrote the chunk
   for (core::Rank r = 0; r < pl.p; ++r) {
     sink.begin(r);
-    const std::array<Links, 2> links{links_of(pl.layout, r, 0), links_of(pl.layout, r, 1)};
-    const std::array<std::uint32_t, 2> depth{depth_of(pl.layout, r, 0), depth_of(pl.layout, r, 1)};
+    std::vector<Links> links(pl.channels);
+    for (std::uint32_t c = 0; c < pl.channels; ++c) {
+      links[c] = links_of(pl.layout, r, c);
+    }
     const auto steps = nccl::tree_steps(items, pl.channels, [&](std::size_t x) {
-      const std::uint32_t d = depth[pl.items[x].channel % 2];
+      const std::uint32_t d = links[pl.items[x].channel].depth;
       return std::array<std::uint32_t, 2>{top - d, top + d};
     });
     for (const nccl::TreeStep& st : steps) {
       const std::uint32_t x = st.item;
       const Item& it = pl.items[x];
-      const Links& l = links[it.channel % 2];
+      const Links& l = links[it.channel];
       const core::Range range = detail::data_range(it.offset, it.length);
       // Each channel's reduce-up and broadcast-down run on warps of their own.
       sink.stream(2 * it.channel + st.part);

@@ -83,6 +83,8 @@ const std::vector<Accessor>& accessors() {
        [](S& s) -> double& { return s.topology.system.network.switch_latency.value; }},
       {"topology.overhead", "", Unit::seconds,
        [](S& s) -> double& { return s.topology.endpoint.overhead.value; }},
+      {"topology.gap", "", Unit::seconds,
+       [](S& s) -> double& { return s.topology.endpoint.gap.value; }, false, 1e-8},
       {"nccl.call_overhead", "", Unit::seconds,
        [](S& s) -> double& { return s.nccl.call_overhead.value; }, false, 1e-6},
       {"nccl.ll.latency_factor", "", Unit::factor,
@@ -357,8 +359,35 @@ std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
   }
   out += fmt::format("name: {}\nbase: {}\n", name, base);
   // The fitted values as nested maps under their paths (paths share prefixes: keep them grouped).
-  std::vector<std::string> open;
+  // Paths sharing a prefix must be written together (a YAML map cannot repeat a key): order them
+  // as a tree walk, each level's keys in the order they first appear.
+  const auto first_use = [&](const std::string& prefix) {
+    for (std::size_t i = 0; i < r.parameters.size(); ++i) {
+      if (r.parameters[i].path.starts_with(prefix)) {
+        return i;
+      }
+    }
+    return r.parameters.size();
+  };
+  const auto tree_key = [&](const FitParameter* f) {
+    std::vector<std::size_t> key;
+    for (std::size_t dot = f->path.find('.'); dot != std::string::npos;
+         dot = f->path.find('.', dot + 1)) {
+      key.push_back(first_use(f->path.substr(0, dot + 1)));
+    }
+    key.push_back(first_use(f->path));
+    return key;
+  };
+  std::vector<const FitParameter*> order;
   for (const FitParameter& f : r.parameters) {
+    order.push_back(&f);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const FitParameter* a, const FitParameter* b) {
+    return tree_key(a) < tree_key(b);
+  });
+  std::vector<std::string> open;
+  for (const FitParameter* fp : order) {
+    const FitParameter& f = *fp;
     std::vector<std::string> parts;
     std::size_t start = 0;
     for (std::size_t dot = f.path.find('.'); dot != std::string::npos;

@@ -45,7 +45,8 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core:
                                              const algorithms::Registry& registry) {
   if (p.library == Library::mpi) {
     // Open MPI's rules stand for MPI logs that do not name another library (OSU prints none).
-    for (const char* other : {"Intel", "MPICH", "MVAPICH", "Cray", "Spectrum"}) {
+    for (const char* other :
+         {"Intel", "MPICH", "MVAPICH", "Cray", "Spectrum", "coll/hcoll", "coll/ucc"}) {
       if (p.mpi_library.find(other) != std::string::npos) {
         return std::nullopt;
       }

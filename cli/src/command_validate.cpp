@@ -41,6 +41,13 @@ std::optional<analysis::MeasuredPoint> to_point(const io::ParsedLog& log,
   p.collective = *m.collective;
   p.element_bytes = m.count > 0 ? static_cast<std::uint32_t>(m.bytes / m.count) : 0;
   p.mpi_library = log.runs.at(m.run).mpi_version;
+  // Open MPI with HCOLL or UCC enabled on the command line runs their collectives, not coll/tuned.
+  const std::string& command = log.runs.at(m.run).command;
+  for (const char* component : {"hcoll", "ucc"}) {
+    if (command.find(fmt::format("coll_{}_enable 1", component)) != std::string::npos) {
+      p.mpi_library += fmt::format(" (coll/{} enabled)", component);
+    }
+  }
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
   std::uint64_t bytes = m.bytes;
   using core::CollectiveKind;

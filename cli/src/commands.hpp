@@ -13,6 +13,8 @@ void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);
 void add_ingest(CLI::App& app);
 void add_validate(CLI::App& app);
+void add_explain(CLI::App& app);
 void add_calibrate(CLI::App& app);
+void add_tune(CLI::App& app);
 
 } // namespace collsim::cli

@@ -23,7 +23,9 @@ int main(int argc, char** argv) {
   collsim::cli::add_topology(app);
   collsim::cli::add_ingest(app);
   collsim::cli::add_validate(app);
+  collsim::cli::add_explain(app);
   collsim::cli::add_calibrate(app);
+  collsim::cli::add_tune(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,5 +1,7 @@
 #include "collsim/io/writers.hpp"
 
+#include "csv_field.hpp"
+
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
 
@@ -37,22 +39,6 @@ std::string fit(double value, int width) {
 /// The key a table group is introduced by.
 auto group_key(const core::ResultRow& r) {
   return std::tie(r.collective, r.algorithm, r.engine, r.ranks);
-}
-
-/// RFC 4180: quote a field only when it needs it.
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    return std::string(s);
-  }
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') {
-      out += '"';
-    }
-    out += c;
-  }
-  out += '"';
-  return out;
 }
 
 } // namespace

@@ -2,12 +2,15 @@
 
 #include "cli_test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -124,4 +127,41 @@ TEST_CASE("collsim validate auto shows NCCL's choice per row; calibrate --holdou
   CHECK(o.out.find("# error on the held-out logs") != std::string::npos);
   CHECK(o.out.find("12 points") != std::string::npos);
   CHECK(o.out.find("nccl.simple.efficiency_factor") != std::string::npos);
+}
+
+TEST_CASE("the shipped calibrated profiles reproduce their held-out errors in docs/validation.md",
+          "[cli][calibrate][profiles]") {
+  // The held-out rows of --holdout-split are the 2nd, 4th, ... rows of each log (one run each).
+  struct Profile {
+    const char* scenario;
+    const char* log;
+    double below_median; ///< held-out median |error| below 1 MiB, as documented (-1: no rows)
+    double from_median;  ///< from 1 MiB on
+  };
+  const Profile profiles[] = {
+      {"dgx-a100-calibrated", "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt", 2.2, 9.9},
+      {"dgx-h100-calibrated", "bitdeer_1x8_h100_sxm_allreduce_nccl-tests.txt", -1, 1.9},
+      {"dgx-a100-hdr-calibrated", "deepops_4x8_dgxa100_hdr_ib_allreduce_nccl-tests.txt", -1, 2.7},
+      {"cpu-hdr100-epyc-calibrated", "ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt", 13.5, -1},
+  };
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? -1.0 : v[(v.size() + 1) / 2 - 1]; // nearest rank, as validate's summary
+  };
+  for (const Profile& p : profiles) {
+    INFO(p.scenario);
+    const auto o = run_collsim(std::string("validate --scenario ") + p.scenario +
+                               " --log tests/data/logs/" + p.log + " --format json");
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const auto rows = nlohmann::json::parse(o.out).at("rows");
+    std::vector<double> below;
+    std::vector<double> from;
+    for (std::size_t i = 1; i < rows.size(); i += 2) {
+      const double e = std::abs(rows[i].at("error_pct").get<double>());
+      (rows[i].at("bytes").get<std::uint64_t>() < (1U << 20) ? below : from).push_back(e);
+    }
+    CHECK(median(below) == Approx(p.below_median).margin(0.05));
+    CHECK(median(from) == Approx(p.from_median).margin(0.05));
+  }
 }

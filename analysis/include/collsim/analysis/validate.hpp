@@ -32,7 +32,9 @@ struct MeasuredPoint {
   /// Bytes per element of the measured data type (MPI_CHAR 1, float 4); 0 when unknown. Open
   /// MPI's choice depends on element counts in places.
   std::uint32_t element_bytes = 0;
-  /// The MPI library the log names (IMB's "MPI Version", collsim-probe's "MPI library"), if any.
+  /// The MPI library the log names (IMB's "MPI Version", collsim-probe's "MPI library"), if any,
+  /// with " (coll/hcoll enabled)" or " (coll/ucc enabled)" when the launch command enables them
+  /// (their collectives then run instead of coll/tuned's).
   std::string mpi_library;
   std::string file; ///< where it was measured, for reports
   std::size_t line = 0;

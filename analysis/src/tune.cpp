@@ -1,0 +1,352 @@
+// `collsim tune`'s sweep (tune.hpp). Each candidate (an algorithm with one segment size) runs as
+// its own study through run_study, which parallelises over points; the winners per size are then
+// merged into ranges, and Open MPI 4.1's fixed-rule choice is timed at every size to say where
+// the library default is not the best and by how much.
+
+#include "collsim/analysis/tune.hpp"
+
+#include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fmt/format.h>
+#include <map>
+#include <tuple>
+
+namespace collsim::analysis {
+namespace {
+
+using core::CollectiveKind;
+
+constexpr std::string_view kSegment = "segment_size";
+constexpr std::string_view kChains = "chains"; // chain bcast/reduce: Open MPI's chain fan-out
+
+const algorithms::ParamSpec* find_param(const algorithms::AlgorithmInfo& algo,
+                                        std::string_view name) {
+  const auto it = std::find_if(algo.params.begin(), algo.params.end(),
+                               [&](const algorithms::ParamSpec& p) { return p.name == name; });
+  return it == algo.params.end() ? nullptr : &*it;
+}
+
+/// Every parameter of `algo`: its defaults, overlaid by `raw`.
+std::map<std::string, std::int64_t> full_params(const algorithms::AlgorithmInfo& algo,
+                                                const algorithms::RawParams& raw) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& p : algo.params) {
+    out[p.name] = p.default_value;
+  }
+  for (const auto& [name, value] : algorithms::resolve_params(algo, raw)) {
+    out[name] = value;
+  }
+  return out;
+}
+
+double percent_slower(core::Seconds other, core::Seconds best) {
+  return best.value > 0.0 ? (other.value / best.value - 1.0) * 100.0 : 0.0;
+}
+
+} // namespace
+
+core::OmpiVersion ompi_version_from_name(std::string_view name) {
+  if (name == "4.1") {
+    return core::OmpiVersion::v4_1;
+  }
+  if (name == "5.0") {
+    return core::OmpiVersion::v5_0;
+  }
+  throw core::UnknownNameError("Open MPI version", name, {"4.1", "5.0"});
+}
+
+std::string_view to_string(core::OmpiVersion v) {
+  return v == core::OmpiVersion::v4_1 ? "4.1" : "5.0";
+}
+
+bool ompi_has_algorithm(core::OmpiVersion version, CollectiveKind c, int id) {
+  if (!ompi41_algorithm_name(c, id).empty()) {
+    return true;
+  }
+  // 5.0.x's allgather_algorithms[] enum adds 7 sparbit; nothing else changed (formats.md d.3).
+  return version == core::OmpiVersion::v5_0 && c == CollectiveKind::allgather && id == 7;
+}
+
+std::optional<int> ompi_algorithm_id(const algorithms::AlgorithmInfo& algo,
+                                     core::OmpiVersion version) {
+  constexpr std::string_view kPrefix = "ompi:";
+  for (const std::string& alias : algo.aliases) {
+    if (alias.rfind(kPrefix, 0) != 0) {
+      continue;
+    }
+    const std::string_view digits = std::string_view(alias).substr(kPrefix.size());
+    int id = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (ec == std::errc{} && ptr == digits.data() + digits.size() &&
+        ompi_has_algorithm(version, algo.collective, id)) {
+      return id;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<core::TuneRange> merge_ranges(const std::vector<TunePoint>& points,
+                                          const std::vector<core::TuneCandidate>& candidates) {
+  std::map<std::uint64_t, std::vector<const TunePoint*>> by_size;
+  for (const auto& p : points) {
+    if (p.candidate >= candidates.size()) {
+      throw core::InternalError("merge_ranges: a point names a candidate that does not exist");
+    }
+    by_size[p.bytes.value].push_back(&p);
+  }
+  std::vector<core::TuneRange> out;
+  std::size_t current = candidates.size(); // winner of out.back()
+  for (const auto& [bytes, pts] : by_size) {
+    const TunePoint* best = pts.front();
+    for (const TunePoint* p : pts) {
+      if (p->time < best->time || (p->time == best->time && p->candidate < best->candidate)) {
+        best = p;
+      }
+    }
+    const TunePoint* second = nullptr;
+    for (const TunePoint* p : pts) {
+      if (p->candidate != best->candidate &&
+          (second == nullptr || p->time < second->time ||
+           (p->time == second->time && p->candidate < second->candidate))) {
+        second = p;
+      }
+    }
+    const double margin = second != nullptr ? percent_slower(second->time, best->time) : 0.0;
+    if (!out.empty() && current == best->candidate) {
+      core::TuneRange& r = out.back();
+      r.to = core::Bytes{bytes};
+      if (second != nullptr && (!r.runner_up || margin < r.margin_pct)) {
+        r.margin_pct = margin;
+        r.runner_up = candidates[second->candidate];
+      }
+      continue;
+    }
+    core::TuneRange r;
+    r.from = core::Bytes{bytes};
+    r.to = core::Bytes{bytes};
+    r.winner = candidates[best->candidate];
+    if (second != nullptr) {
+      r.runner_up = candidates[second->candidate];
+      r.margin_pct = margin;
+    }
+    out.push_back(std::move(r));
+    current = best->candidate;
+  }
+  return out;
+}
+
+std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& registry,
+                                                 CollectiveKind collective,
+                                                 const TuneOptions& options) {
+  std::vector<const algorithms::AlgorithmInfo*> algos;
+  if (options.candidates.algorithms.empty()) {
+    algos = registry.list(collective);
+  } else {
+    for (const std::string& name : options.candidates.algorithms) {
+      const algorithms::AlgorithmInfo* a = &registry.find(collective, name);
+      if (std::find(algos.begin(), algos.end(), a) == algos.end()) {
+        algos.push_back(a);
+      }
+    }
+  }
+  const core::OmpiVersion id_version = options.candidates.ompi.value_or(core::OmpiVersion::v4_1);
+  std::vector<core::TuneCandidate> out;
+  for (const auto* a : algos) {
+    const std::optional<int> id = ompi_algorithm_id(*a, id_version);
+    if (options.candidates.ompi && !id) {
+      continue; // Open MPI has no such algorithm: a rules file cannot name it
+    }
+    const algorithms::ParamSpec* chains = find_param(*a, kChains);
+    const algorithms::ParamSpec* segment = find_param(*a, kSegment);
+    std::vector<std::optional<std::int64_t>> segments{std::nullopt};
+    if (segment != nullptr && !options.segment_sizes.empty()) {
+      segments.clear();
+      for (core::Bytes s : options.segment_sizes) {
+        const auto v = static_cast<std::int64_t>(s.value);
+        if (v >= segment->min && v <= segment->max) {
+          segments.emplace_back(v);
+        }
+      }
+    }
+    for (const auto& s : segments) {
+      core::TuneCandidate c;
+      c.algorithm = a->name;
+      c.ompi_id = id;
+      c.fanout = chains != nullptr ? chains->default_value : 0;
+      if (segment != nullptr) {
+        c.segment_size = s.value_or(segment->default_value);
+      }
+      if (s) {
+        c.params[std::string(kSegment)] = std::to_string(*s);
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  if (out.empty()) {
+    throw core::UsageError(
+        fmt::format("no {} algorithm is left to tune{}", core::to_string(collective),
+                    options.candidates.ompi ? fmt::format(" among those Open MPI {} implements",
+                                                          to_string(*options.candidates.ompi))
+                                            : std::string{}));
+  }
+  return out;
+}
+
+core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
+                     const algorithms::Registry& registry) {
+  check_engine(options.engine);
+  if (options.ranks.empty() || options.sizes.empty() || options.collectives.empty()) {
+    throw core::UsageError("tune needs at least one collective, one rank count and one size");
+  }
+  core::TuneTable table;
+  table.scenario = scenario.name;
+  table.engine = options.engine;
+  table.ompi = options.candidates.ompi;
+  table.sizes = options.sizes;
+  std::sort(table.sizes.begin(), table.sizes.end());
+  table.sizes.erase(std::unique(table.sizes.begin(), table.sizes.end()), table.sizes.end());
+  std::vector<std::uint32_t> ranks = options.ranks;
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+
+  // Everything is resolved before the first point runs, so a typo costs nothing.
+  std::vector<std::vector<core::TuneCandidate>> candidates;
+  std::size_t total = 0;
+  for (CollectiveKind c : options.collectives) {
+    candidates.push_back(tune_candidates(registry, c, options));
+    total += (candidates.back().size() + 1) * ranks.size() * table.sizes.size();
+  }
+  std::size_t done = 0;
+  const auto report = [&](std::size_t offset) -> Progress {
+    if (!options.progress) {
+      return {};
+    }
+    return [&options, offset, total](std::size_t d, std::size_t /*study_total*/) {
+      options.progress(std::min(offset + d, total), total);
+    };
+  };
+
+  std::map<std::uint32_t, core::Topology> topologies;
+  for (std::uint32_t p : ranks) {
+    topologies.emplace(p, topologies::build(scenario.topology, p));
+  }
+  const EngineChoice engine(options.engine, scenario);
+
+  for (std::size_t ci = 0; ci < options.collectives.size(); ++ci) {
+    const CollectiveKind collective = options.collectives[ci];
+    const auto& cands = candidates[ci];
+    // (ranks) -> points; (ranks, bytes, candidate) -> time for the defaults' look-up.
+    std::map<std::uint32_t, std::vector<TunePoint>> points;
+    std::map<std::tuple<std::uint32_t, std::uint64_t, std::size_t>, core::Seconds> times;
+    for (std::size_t k = 0; k < cands.size(); ++k) {
+      core::StudySpec study;
+      study.collective = collective;
+      study.algorithms = {cands[k].algorithm};
+      study.ranks = ranks;
+      study.sizes = table.sizes;
+      study.engine = options.engine;
+      study.root = options.root;
+      study.params = cands[k].params;
+      const StudyResult r =
+          run_study(scenario, study, registry, report(done), options.threads, false);
+      done += ranks.size() * table.sizes.size();
+      for (const core::ResultRow& row : r.rows) {
+        points[row.ranks].push_back({row.bytes, k, row.time});
+        times[{row.ranks, row.bytes.value, k}] = row.time;
+      }
+      // run_study says "NAME at P ranks, N bytes: why" per point; one line per rank count and
+      // reason is what people can read.
+      std::vector<std::pair<std::string, std::size_t>> condensed;
+      for (const std::string& s : r.skipped) {
+        const auto comma = s.find(", ");
+        const auto colon = s.find(" bytes: ");
+        const std::string key =
+            comma == std::string::npos || colon == std::string::npos
+                ? s
+                : fmt::format("{} at {}: {}", core::label(cands[k]),
+                              s.substr(s.find(" at ") + 4, comma - s.find(" at ") - 4),
+                              s.substr(colon + 8));
+        const auto it = std::find_if(condensed.begin(), condensed.end(),
+                                     [&](const auto& e) { return e.first == key; });
+        if (it == condensed.end()) {
+          condensed.emplace_back(key, 1);
+        } else {
+          ++it->second;
+        }
+      }
+      for (const auto& [key, n] : condensed) {
+        table.skipped.push_back(fmt::format("{} ({} of {} sizes)", key, n, table.sizes.size()));
+      }
+    }
+
+    for (std::uint32_t p : ranks) {
+      core::TuneBlock block;
+      block.collective = collective;
+      block.ranks = p;
+      block.ranges = merge_ranges(points[p], cands);
+      // Open MPI 4.1's fixed-rule choice per size: a candidate's time when it is one (same
+      // algorithm, same parameters), else timed here.
+      for (core::TuneRange& range : block.ranges) {
+        for (core::Bytes s : table.sizes) {
+          if (s < range.from || range.to < s) {
+            continue;
+          }
+          OmpiCall call;
+          call.collective = collective;
+          call.ranks = p;
+          call.bytes = s;
+          const std::optional<LibraryChoice> choice = ompi41_default(call, registry);
+          if (!choice) {
+            continue;
+          }
+          if (std::find(range.library_default.begin(), range.library_default.end(),
+                        choice->library_name) == range.library_default.end()) {
+            range.library_default.push_back(choice->library_name);
+          }
+          const algorithms::AlgorithmInfo& algo = registry.find(collective, choice->algorithm);
+          const auto wanted = full_params(algo, choice->params);
+          std::optional<core::Seconds> t;
+          for (std::size_t k = 0; k < cands.size() && !t; ++k) {
+            if (cands[k].algorithm == algo.name && full_params(algo, cands[k].params) == wanted) {
+              if (const auto it = times.find({p, s.value, k}); it != times.end()) {
+                t = it->second;
+              }
+            }
+          }
+          if (!t) {
+            algorithms::Request req;
+            req.collective = collective;
+            req.ranks = p;
+            req.bytes = s;
+            req.root = options.root;
+            req.params = wanted;
+            req.topology = &topologies.at(p);
+            if (!registry.refusal(algo, req).empty() ||
+                (options.engine == "analytic" && !registry.cost(algo, req))) {
+              continue;
+            }
+            t = simulate(registry, algo, topologies.at(p), engine, req).time;
+          }
+          const auto win = std::find_if(cands.begin(), cands.end(),
+                                        [&](const auto& c) { return c == range.winner; });
+          const auto wt = times.find({p, s.value, static_cast<std::size_t>(win - cands.begin())});
+          if (wt != times.end()) {
+            range.regret_pct = std::max(range.regret_pct, percent_slower(*t, wt->second));
+          }
+        }
+      }
+      table.blocks.push_back(std::move(block));
+      done += table.sizes.size();
+      if (options.progress) {
+        options.progress(std::min(done, total), total);
+      }
+    }
+  }
+  return table;
+}
+
+} // namespace collsim::analysis

@@ -1,0 +1,661 @@
+// `collsim explain` (issue 7): for one call (scenario, collective, ranks, bytes), what the library
+// runs by default (Open MPI 4.1's fixed rules, analysis/ompi_defaults.hpp; NCCL's tuning model,
+// analysis/nccl_defaults.hpp), what collsim finds fastest among the algorithms that library could
+// run, and the regret: how much slower the default is. docs/library-defaults.md, "collsim explain".
+//
+// Fairness of the comparison, so that the regret is never negative and measures only the choice:
+// - the candidates always include the default itself (with its parameters), so fastest <= default;
+// - NCCL's candidates are its algorithms x protocols at the channel count NCCL's tuning chose for
+//   the default (the ranking compares algorithms and protocols, not channel counts), without the
+//   algorithms NCCL cannot run on the machine even with NCCL_ALGO/NCCL_COLLNET_ENABLE set;
+// - MPI's candidates are collsim's non-NCCL algorithms at their default parameters, without those
+//   that need a commutative operation when --commutative false.
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+
+#include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/analysis/simulate.hpp"
+#include "collsim/analysis/validate.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace collsim::cli {
+namespace {
+
+using algorithms::nccl::Algo;
+
+/// Which library's default is explained.
+enum class LibraryKind { ompi, nccl };
+
+std::string_view key(LibraryKind l) {
+  return l == LibraryKind::nccl ? "nccl" : "ompi";
+}
+
+/// One simulated candidate.
+struct Timed {
+  std::string algorithm;
+  algorithms::RawParams params; ///< as users write them (only those the call sets)
+  core::ResultRow row;
+  bool is_default = false;
+  std::optional<double> nccl_estimate_us; ///< NCCL's own cost-table time for the same pair
+};
+
+/// Everything `explain` found for one library.
+struct Explanation {
+  LibraryKind library = LibraryKind::ompi;
+  analysis::LibraryChoice choice;
+  std::optional<analysis::NcclChoice> nccl;        ///< NCCL's full decision
+  std::optional<analysis::NcclModelInputs> inputs; ///< what NCCL's model read
+  std::string considered;                          ///< which algorithms competed, in words
+  std::vector<Timed> ranking;                      ///< every accepted candidate, fastest first
+  std::vector<std::string> refused;                ///< "algorithm params: reason"
+  std::size_t default_rank = 0;                    ///< 1-based place of the default
+  double regret_pct = 0.0;                         ///< 100 (t_default - t_best) / t_best
+  double speedup = 1.0;                            ///< t_default / t_best
+
+  [[nodiscard]] const Timed& fastest() const { return ranking.front(); }
+  [[nodiscard]] const Timed& library_default() const { return ranking.at(default_rank - 1); }
+};
+
+struct Call {
+  core::CollectiveKind collective = core::CollectiveKind::allreduce;
+  std::uint32_t ranks = 1;
+  core::Bytes bytes{0};
+  bool commutative = true;
+};
+
+/// True when every rank sits on a GPU: the machine NCCL runs on.
+bool ranks_on_gpus(const core::Topology& topo) {
+  if (topo.is_full_mesh() || topo.rank_count() == 0) {
+    return false;
+  }
+  for (core::Rank r = 0; r < topo.rank_count(); ++r) {
+    if (topo.devices()[topo.device_of(r)].kind != core::DeviceKind::gpu) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// An algorithm that needs a commutative operation, judged from its declared constraints
+/// ("commutative operation(s) only ..."). Those that need it only for a root other than 0 pass:
+/// explain calls with root 0. Conservative for recursive_multiplying, which needs it only when p
+/// is not a power of its radix.
+bool needs_commutative(const algorithms::AlgorithmInfo& algo) {
+  return std::any_of(algo.constraints.begin(), algo.constraints.end(), [](const std::string& c) {
+    return c.starts_with("commutative operation") &&
+           c.find("unless the root is rank 0") == std::string::npos;
+  });
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return out;
+}
+
+/// The NCCL algorithm a collsim algorithm simulates: its alias "nccl:ring", "nccl:nvlstree", ... is
+/// ncclAlgoStr in lower case.
+std::optional<Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo) {
+  for (const Algo a : {Algo::tree, Algo::ring, Algo::collnet_direct, Algo::collnet_chain,
+                       Algo::nvls, Algo::nvls_tree, Algo::pat}) {
+    const std::string alias = "nccl:" + lower(algorithms::nccl::algo_name(a));
+    if (std::find(algo.aliases.begin(), algo.aliases.end(), alias) != algo.aliases.end()) {
+      return a;
+    }
+  }
+  return std::nullopt;
+}
+
+/// NCCL's cost-table time for a collsim NCCL algorithm and its protocol parameter (none: Simple),
+/// when the entry is eligible.
+std::optional<double> nccl_estimate(const analysis::NcclChoice& nccl,
+                                    const algorithms::AlgorithmInfo& algo,
+                                    const algorithms::RawParams& params) {
+  const auto proto_it = params.find("protocol");
+  const std::string proto = proto_it == params.end() ? "simple" : proto_it->second;
+  const std::optional<Algo> a = nccl_algo_of(algo);
+  for (const analysis::NcclCost& e : nccl.table) {
+    if (a == e.algo && lower(algorithms::nccl::protocol_name(e.proto)) == proto) {
+      return e.time_us >= 0.0 ? std::optional<double>(e.time_us) : std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Why NCCL cannot run `algo` on this machine at all, or "" when it can with NCCL_ALGO (and
+/// NCCL_PROTO, NCCL_COLLNET_ENABLE=1) set. `enabled` is NCCL's table with CollNet enabled: an
+/// algorithm none of whose protocols is eligible there lacks the hardware (NVLS, SHARP, NVSwitch,
+/// one GPU per node for PAT) or is not one NCCL has for the collective (algorithm-level disables
+/// apply to every protocol). A protocol off by default (LL128 on some paths) is no reason:
+/// NCCL_PROTO=LL128 turns it on.
+std::string nccl_unavailable(const analysis::NcclChoice& enabled,
+                             const algorithms::AlgorithmInfo& algo) {
+  const std::optional<Algo> a = nccl_algo_of(algo);
+  std::string why = "not one of NCCL's algorithms for this collective";
+  for (const analysis::NcclCost& e : enabled.table) {
+    if (a == e.algo) {
+      if (e.time_us >= 0.0) {
+        return ""; // the algorithm runs; every protocol can be forced with NCCL_PROTO
+      }
+      why = e.disabled.empty() ? "NCCL's model gives it no bandwidth here" : e.disabled;
+    }
+  }
+  return "NCCL cannot run it here: " + why;
+}
+
+std::string label(const std::string& algorithm, const algorithms::RawParams& params) {
+  const std::string p = analysis::params_text(params);
+  return p.empty() ? algorithm : algorithm + " " + p;
+}
+
+/// The library's default for the call, and the NCCL decision behind it. UsageError when the
+/// library has no default for the call.
+analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
+                                       const core::Scenario& scenario, const core::Topology& topo,
+                                       const algorithms::Registry& registry, Explanation& out) {
+  if (library == LibraryKind::ompi) {
+    analysis::OmpiCall oc;
+    oc.collective = call.collective;
+    oc.ranks = call.ranks;
+    oc.bytes = call.bytes;
+    oc.commutative = call.commutative;
+    auto choice = analysis::ompi41_default(oc, registry);
+    if (!choice) {
+      throw core::UsageError(fmt::format(
+          "Open MPI's {} of {} B over {} ranks has no uniform form collsim can generate (the "
+          "size must be a multiple of the ranks)",
+          core::to_string(call.collective), call.bytes.value, call.ranks));
+    }
+    return *choice;
+  }
+  out.inputs = analysis::nccl_inputs(scenario.topology, topo, call.ranks);
+  out.nccl = analysis::nccl_default(call.collective, call.ranks, call.bytes, *out.inputs);
+  if (!out.nccl) {
+    throw core::UsageError(
+        fmt::format("NCCL has no {}; use --library ompi", core::to_string(call.collective)));
+  }
+  // As validate's library_default names it (analysis/src/validate.cpp).
+  analysis::LibraryChoice c;
+  c.library = "NCCL 2.30.7 tuning model";
+  c.algorithm = out.nccl->algorithm;
+  c.params = out.nccl->params;
+  if (out.nccl->modelled) {
+    c.library_name = fmt::format("{}/{}", algorithms::nccl::algo_name(out.nccl->algo),
+                                 algorithms::nccl::protocol_name(out.nccl->proto));
+    c.reason = fmt::format("{} is the cheapest in NCCL's cost table ({:.2f} us, {} channels)",
+                           c.library_name, out.nccl->time_us, out.nccl->channels);
+  } else {
+    c.library_name = "send/recv";
+    c.reason = fmt::format("NCCL runs {} as grouped point-to-point transfers (no cost model)",
+                           core::to_string(call.collective));
+  }
+  return c;
+}
+
+Explanation explain(LibraryKind library, const Call& call, const core::Scenario& scenario,
+                    const core::Topology& topo, const algorithms::Registry& registry,
+                    const analysis::EngineChoice& engine) {
+  Explanation out;
+  out.library = library;
+  out.choice = default_choice(library, call, scenario, topo, registry, out);
+
+  struct Candidate {
+    const algorithms::AlgorithmInfo* algo;
+    algorithms::RawParams params;
+    bool is_default;
+  };
+  std::vector<Candidate> candidates{
+      {&registry.find(call.collective, out.choice.algorithm), out.choice.params, true}};
+  if (library == LibraryKind::nccl) {
+    const bool fixed_channels = out.nccl->modelled && out.nccl->channels > 0;
+    out.considered =
+        !out.nccl->modelled
+            ? fmt::format("NCCL's algorithms for {} (NCCL runs it as grouped send/recv)",
+                          core::to_string(call.collective))
+        : fixed_channels
+            ? fmt::format("NCCL's algorithms x protocols, at the {} channels NCCL chose",
+                          out.nccl->channels)
+            : std::string("NCCL's algorithms x protocols");
+    // What NCCL could run with its environment variables set: CollNet enabled.
+    std::optional<analysis::NcclChoice> enabled;
+    if (out.nccl->modelled) {
+      analysis::NcclModelInputs in = *out.inputs;
+      in.collnet_enable = true;
+      enabled = analysis::nccl_default(call.collective, call.ranks, call.bytes, in);
+    }
+    for (const auto* a : registry.list(call.collective)) {
+      if (!analysis::is_nccl_algorithm(*a)) {
+        continue;
+      }
+      if (enabled) {
+        if (std::string why = nccl_unavailable(*enabled, *a); !why.empty()) {
+          out.refused.push_back(fmt::format("{}: {}", a->name, why));
+          continue;
+        }
+      }
+      const auto proto = std::find_if(a->params.begin(), a->params.end(),
+                                      [](const auto& p) { return p.name == "protocol"; });
+      const std::vector<std::string> protocols =
+          proto == a->params.end() ? std::vector<std::string>{""} : proto->choices;
+      const bool has_channels = std::any_of(a->params.begin(), a->params.end(),
+                                            [](const auto& p) { return p.name == "channels"; });
+      for (const std::string& p : protocols) {
+        algorithms::RawParams raw;
+        if (!p.empty()) {
+          raw["protocol"] = p;
+        }
+        if (has_channels && fixed_channels) {
+          raw["channels"] = std::to_string(out.nccl->channels);
+        }
+        candidates.push_back({a, std::move(raw), false});
+      }
+    }
+  } else {
+    out.considered = call.commutative
+                         ? "collsim's MPI algorithms (not NCCL's), at default parameters"
+                         : "collsim's MPI algorithms (not NCCL's) that allow a non-commutative "
+                           "operation, at default parameters";
+    for (const auto* a : registry.list(call.collective)) {
+      if (analysis::is_nccl_algorithm(*a) || (!call.commutative && needs_commutative(*a))) {
+        continue;
+      }
+      candidates.push_back({a, {}, false});
+    }
+  }
+
+  // The default first, so that a candidate with the same resolved parameters is recognised as it.
+  std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> seen;
+  for (const Candidate& c : candidates) {
+    algorithms::Request req;
+    req.collective = call.collective;
+    req.ranks = call.ranks;
+    req.bytes = call.bytes;
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(*c.algo, c.params);
+    if (std::string why = registry.refusal(*c.algo, req); !why.empty()) {
+      if (c.is_default) {
+        throw core::InternalError(
+            fmt::format("the library's default {} is refused: {}", c.algo->name, why));
+      }
+      out.refused.push_back(fmt::format("{}: {}", label(c.algo->name, c.params), why));
+      continue;
+    }
+    std::pair<std::string, std::map<std::string, std::int64_t>> id{c.algo->name, req.params};
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) {
+      continue;
+    }
+    seen.push_back(std::move(id));
+    Timed t;
+    t.algorithm = c.algo->name;
+    t.params = c.params;
+    t.row = analysis::simulate(registry, *c.algo, topo, engine, req);
+    t.is_default = c.is_default;
+    if (out.nccl && out.nccl->modelled) {
+      t.nccl_estimate_us = nccl_estimate(*out.nccl, *c.algo, c.params);
+    }
+    out.ranking.push_back(std::move(t));
+  }
+  // Fastest first; on a tie the default wins (no regret), then by name for a stable order.
+  std::stable_sort(out.ranking.begin(), out.ranking.end(), [](const Timed& a, const Timed& b) {
+    if (a.row.time.value != b.row.time.value) {
+      return a.row.time.value < b.row.time.value;
+    }
+    if (a.is_default != b.is_default) {
+      return a.is_default;
+    }
+    return label(a.algorithm, a.params) < label(b.algorithm, b.params);
+  });
+  const auto def = std::find_if(out.ranking.begin(), out.ranking.end(),
+                                [](const Timed& t) { return t.is_default; });
+  out.default_rank = static_cast<std::size_t>(def - out.ranking.begin()) + 1;
+  const double t_default = def->row.time.value;
+  const double t_best = out.ranking.front().row.time.value;
+  if (t_best > 0.0) {
+    out.regret_pct = 100.0 * (t_default - t_best) / t_best;
+    out.speedup = t_default / t_best;
+  }
+  return out;
+}
+
+// ---- output -------------------------------------------------------------------------------
+
+/// "1 MiB (1048576 B)", or "1000 B" when there is no larger unit.
+std::string bytes_text(core::Bytes b) {
+  const std::string human = core::format_bytes(b);
+  return human.ends_with(" B") ? human : fmt::format("{} ({} B)", human, b.value);
+}
+
+double us(const core::ResultRow& r) {
+  return r.time.value * 1e6;
+}
+double gbps(core::Bandwidth b) {
+  return b.bytes_per_second / 1e9;
+}
+
+std::string_view cpu_name(analysis::NcclCpu c) {
+  switch (c) {
+  case analysis::NcclCpu::intel: return "Intel";
+  case analysis::NcclCpu::amd: return "AMD";
+  case analysis::NcclCpu::other: return "other";
+  }
+  return "other";
+}
+
+std::string graph_text(const char* name, const analysis::NcclGraph& g) {
+  if (g.channels == 0) {
+    return fmt::format("{} none", name);
+  }
+  return fmt::format("{} {} x {:.1f}/{:.1f} GB/s", name, g.channels, g.bw_intra, g.bw_inter);
+}
+
+std::string format_nccl(const Explanation& e) {
+  const analysis::NcclModelInputs& in = *e.inputs;
+  std::string t;
+  t += fmt::format("#   NCCL's inputs: {} ranks on {} node{} (at most {} per node), sm{} ({}), "
+                   "CPU {}\n",
+                   in.ranks, in.nodes, in.nodes == 1 ? "" : "s", in.local_ranks,
+                   in.compute_capability, in.compute_capability_from, cpu_name(in.cpu));
+  t += fmt::format("#     NVLink {}, NVSwitch {}, NVLS {}, CollNet {}{}; per GPU: NVLink {:.1f} "
+                   "GB/s, PCI {:.1f} GB/s, network {:.1f} GB/s over {} NIC{}\n",
+                   in.nvlink ? "yes" : "no", in.nvswitch ? "yes" : "no",
+                   in.nvls_support ? "yes" : "no", in.collnet_support ? "yes" : "no",
+                   in.collnet_support && !in.collnet_enable ? " (NCCL_COLLNET_ENABLE unset)" : "",
+                   in.gpu_nvlink_bw, in.gpu_pci_bw, in.net_bw, in.nics, in.nics == 1 ? "" : "s");
+  t += fmt::format("#     channels: comm {}, nvls {}; graphs (channels x intra/inter GB/s per "
+                   "channel): {}, {}, {}\n",
+                   in.comm_channels, in.nvls_channels, graph_text("ring", in.ring),
+                   graph_text("tree", in.tree), graph_text("nvls", in.nvls));
+  const analysis::NcclChoice& n = *e.nccl;
+  if (!n.modelled) {
+    return t;
+  }
+  t += "#   NCCL's cost table (time = latency + bytes / bandwidth):\n";
+  t += fmt::format("#   {:<14} {:<8} {:>12} {:>12} {:>12}\n", "algorithm", "protocol",
+                   "latency (us)", "bw (GB/s)", "time (us)");
+  for (const analysis::NcclCost& c : n.table) {
+    const bool chosen = c.algo == n.algo && c.proto == n.proto;
+    if (c.time_us < 0.0) {
+      t += fmt::format("    {:<14} {:<8} {:>12} {:>12} {:>12}  disabled: {}\n",
+                       algorithms::nccl::algo_name(c.algo),
+                       algorithms::nccl::protocol_name(c.proto), "-", "-", "-", c.disabled);
+    } else {
+      t +=
+          fmt::format("    {:<14} {:<8} {:>12.2f} {:>12.2f} {:>12.2f}{}\n",
+                      algorithms::nccl::algo_name(c.algo), algorithms::nccl::protocol_name(c.proto),
+                      c.latency_us, c.bandwidth, c.time_us, chosen ? "  <- chosen" : "");
+    }
+  }
+  t += fmt::format("#   tuned for the chosen pair: {} channels, {} threads per channel\n",
+                   n.channels, n.threads);
+  return t;
+}
+
+std::string format_table(const Explanation& e, std::size_t top) {
+  std::string t;
+  const Timed& def = e.library_default();
+  t += fmt::format("# default: {}\n", e.choice.library);
+  t += fmt::format("#   picks {}: {}\n", e.choice.library_name, e.choice.reason);
+  if (e.nccl) {
+    t += format_nccl(e);
+  }
+  t += fmt::format("#   collsim runs it as: {}\n", label(def.algorithm, def.params));
+  t += fmt::format("#   simulated: {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n", us(def.row),
+                   gbps(def.row.algbw), gbps(def.row.busbw));
+  t += "#\n";
+  t += fmt::format("# collsim's fastest among {}: {} ran, {} refused\n", e.considered,
+                   e.ranking.size(), e.refused.size());
+  const bool estimates = e.nccl && e.nccl->modelled;
+  t += fmt::format("#   {:>4}  {:<44} {:>12} {:>12} {:>12}{}\n", "rank", "algorithm", "time (us)",
+                   "algbw (GB/s)", "busbw (GB/s)", estimates ? "  NCCL est. (us)" : "");
+  for (std::size_t i = 0; i < e.ranking.size(); ++i) {
+    const Timed& r = e.ranking[i];
+    if (i >= top && !r.is_default) {
+      continue;
+    }
+    std::string est;
+    if (estimates) {
+      est = r.nccl_estimate_us ? fmt::format("  {:>14.2f}", *r.nccl_estimate_us)
+                               : fmt::format("  {:>14}", "-");
+    }
+    t += fmt::format("    {:>4}  {:<44} {:>12.2f} {:>12.2f} {:>12.2f}{}{}\n", i + 1,
+                     label(r.algorithm, r.params), us(r.row), gbps(r.row.algbw), gbps(r.row.busbw),
+                     est, r.is_default ? "  <- default" : "");
+  }
+  for (const std::string& r : e.refused) {
+    t += fmt::format("#   not run: {}\n", r);
+  }
+  t += "#\n";
+  const Timed& best = e.fastest();
+  if (e.default_rank == 1) {
+    t += e.ranking.size() == 1
+             ? std::string("# regret: 0.0 % (the default is the only candidate)\n")
+             : fmt::format("# regret: 0.0 % (the default is the fastest of {} candidates)\n",
+                           e.ranking.size());
+  } else {
+    t += fmt::format("# regret: {:.1f} %: the default ({:.2f} us) ranks {} of {}; {} ({:.2f} us) "
+                     "is {:.2f}x faster\n",
+                     e.regret_pct, us(def.row), e.default_rank, e.ranking.size(),
+                     label(best.algorithm, best.params), us(best.row), e.speedup);
+  }
+  return t;
+}
+
+nlohmann::json timed_json(const Timed& t) {
+  nlohmann::json j{{"algorithm", t.algorithm},
+                   {"params", t.params},
+                   {"time_us", us(t.row)},
+                   {"algbw_GBps", gbps(t.row.algbw)},
+                   {"busbw_GBps", gbps(t.row.busbw)},
+                   {"default", t.is_default}};
+  if (t.nccl_estimate_us) {
+    j["nccl_estimate_us"] = *t.nccl_estimate_us;
+  }
+  return j;
+}
+
+nlohmann::json graph_json(const analysis::NcclGraph& g) {
+  return {{"channels", g.channels}, {"bw_intra_GBps", g.bw_intra}, {"bw_inter_GBps", g.bw_inter}};
+}
+
+nlohmann::json nccl_json(const Explanation& e) {
+  const analysis::NcclModelInputs& in = *e.inputs;
+  nlohmann::json inputs{{"ranks", in.ranks},
+                        {"nodes", in.nodes},
+                        {"local_ranks", in.local_ranks},
+                        {"compute_capability", in.compute_capability},
+                        {"compute_capability_from", in.compute_capability_from},
+                        {"cpu", cpu_name(in.cpu)},
+                        {"nvlink", in.nvlink},
+                        {"nvswitch", in.nvswitch},
+                        {"gpu_nvlink_bw_GBps", in.gpu_nvlink_bw},
+                        {"gpu_pci_bw_GBps", in.gpu_pci_bw},
+                        {"net_bw_GBps", in.net_bw},
+                        {"nics", in.nics},
+                        {"nvls_support", in.nvls_support},
+                        {"collnet_support", in.collnet_support},
+                        {"collnet_enable", in.collnet_enable},
+                        {"comm_channels", in.comm_channels},
+                        {"nvls_channels", in.nvls_channels},
+                        {"ring", graph_json(in.ring)},
+                        {"tree", graph_json(in.tree)},
+                        {"nvls", graph_json(in.nvls)}};
+  const analysis::NcclChoice& n = *e.nccl;
+  nlohmann::json table = nlohmann::json::array();
+  for (const analysis::NcclCost& c : n.table) {
+    nlohmann::json row{{"algorithm", algorithms::nccl::algo_name(c.algo)},
+                       {"protocol", algorithms::nccl::protocol_name(c.proto)}};
+    if (c.time_us < 0.0) {
+      row["disabled"] = c.disabled;
+    } else {
+      row["latency_us"] = c.latency_us;
+      row["bandwidth_GBps"] = c.bandwidth;
+      row["time_us"] = c.time_us;
+    }
+    table.push_back(std::move(row));
+  }
+  nlohmann::json j{{"inputs", inputs}, {"modelled", n.modelled}, {"cost_table", table}};
+  if (n.modelled) {
+    j["channels"] = n.channels;
+    j["threads"] = n.threads;
+    j["estimated_us"] = n.time_us;
+  }
+  return j;
+}
+
+nlohmann::json to_json(const Explanation& e, const Call& call, const core::Scenario& scenario,
+                       const std::string& engine, std::size_t top) {
+  nlohmann::json def = timed_json(e.library_default());
+  def["library"] = e.choice.library;
+  def["library_name"] = e.choice.library_name;
+  def["reason"] = e.choice.reason;
+  if (e.nccl) {
+    def["nccl"] = nccl_json(e);
+  }
+  nlohmann::json ranking = nlohmann::json::array();
+  for (std::size_t i = 0; i < e.ranking.size() && i < top; ++i) {
+    nlohmann::json r = timed_json(e.ranking[i]);
+    r["rank"] = i + 1;
+    ranking.push_back(std::move(r));
+  }
+  return {{"scenario", scenario.name},
+          {"collective", core::to_string(call.collective)},
+          {"ranks", call.ranks},
+          {"bytes", call.bytes.value},
+          {"engine", engine},
+          {"library", key(e.library)},
+          {"commutative", call.commutative},
+          {"library_default", def},
+          {"default_rank", e.default_rank},
+          {"fastest", timed_json(e.fastest())},
+          {"ranking", ranking},
+          {"considered", e.considered},
+          {"candidates", e.ranking.size()},
+          {"refused", e.refused},
+          {"regret_pct", e.regret_pct},
+          {"speedup", e.speedup}};
+}
+
+} // namespace
+
+void add_explain(CLI::App& app) {
+  struct Args {
+    std::string scenario;
+    std::string collective;
+    std::string ranks;
+    std::string bytes;
+    std::string library = "auto";
+    std::string engine = "loggp";
+    std::string commutative = "true";
+    std::string format = "table";
+    std::size_t top = 5;
+    std::string output;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "explain", "Show what a library (Open MPI 4.1, NCCL) runs by default for one call, what "
+                 "collsim finds fastest, and the regret (how much slower the default is)");
+  cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) that models the machine")
+      ->required();
+  cmd->add_option("--collective", a->collective, "Collective (allreduce, bcast, ...)")->required();
+  cmd->add_option("--ranks", a->ranks, "Number of ranks")->required();
+  cmd->add_option("--bytes", a->bytes, "Message size S, nccl-tests' convention (8B, 64KiB, 1MiB)")
+      ->required();
+  cmd->add_option("--library", a->library,
+                  "ompi (Open MPI 4.1 coll/tuned), nccl (NCCL 2.30's tuning model), both, or "
+                  "auto: nccl when the ranks are on GPUs (except barrier), else ompi")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine, "Engine: loggp or simgrid")->capture_default_str();
+  cmd->add_option("--commutative", a->commutative,
+                  "Whether the reduction operation is commutative (true or false; Open MPI only, "
+                  "NCCL's operations all are)")
+      ->capture_default_str();
+  cmd->add_option("--top", a->top, "Rows of the ranking to show")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->add_option("--format", a->format, "table or json")->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
+  cmd->callback([a] {
+    // Cheap checks first, so a typo fails before the scenario loads.
+    if (a->format != "table" && a->format != "json") {
+      throw core::UnknownNameError("format", a->format, {"table", "json"});
+    }
+    if (a->engine != "loggp" && a->engine != "simgrid") {
+      throw core::UnknownNameError("engine", a->engine, {"loggp", "simgrid"});
+    }
+    if (a->library != "auto" && a->library != "ompi" && a->library != "nccl" &&
+        a->library != "both") {
+      throw core::UnknownNameError("library", a->library, {"auto", "ompi", "nccl", "both"});
+    }
+    if (a->commutative != "true" && a->commutative != "false") {
+      throw core::UsageError(
+          fmt::format("--commutative: expected true or false, got '{}'", a->commutative));
+    }
+    Call call;
+    call.collective = core::collective_from_name(a->collective);
+    const std::vector<std::uint32_t> ranks = parse_ranks(a->ranks, "--ranks");
+    if (ranks.size() != 1) {
+      throw core::UsageError(
+          fmt::format("--ranks: explain takes one rank count, got '{}'", a->ranks));
+    }
+    call.ranks = ranks.front();
+    call.bytes = parse_size(a->bytes, "--bytes");
+    call.commutative = a->commutative == "true";
+
+    const core::Scenario scenario = io::load_scenario(a->scenario);
+    const core::Topology topo = topologies::build(scenario.topology, call.ranks);
+    const bool gpus = ranks_on_gpus(topo);
+    std::vector<LibraryKind> libraries;
+    if (a->library == "auto") {
+      libraries = {gpus && call.collective != core::CollectiveKind::barrier ? LibraryKind::nccl
+                                                                            : LibraryKind::ompi};
+    } else if (a->library == "both") {
+      libraries = {LibraryKind::nccl, LibraryKind::ompi};
+    } else {
+      libraries = {a->library == "nccl" ? LibraryKind::nccl : LibraryKind::ompi};
+    }
+    if (!gpus && libraries.front() == LibraryKind::nccl) {
+      throw core::UsageError(fmt::format("--library {}: NCCL runs on GPUs, and scenario '{}' "
+                                         "places its ranks on CPU cores; use --library ompi",
+                                         a->library, scenario.name));
+    }
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    const analysis::EngineChoice engine(a->engine, scenario);
+
+    std::string text;
+    nlohmann::json all = nlohmann::json::array();
+    if (a->format == "table") {
+      text += fmt::format("# collsim explain: {} of {} over {} ranks, scenario '{}', engine {}\n",
+                          core::to_string(call.collective), bytes_text(call.bytes), call.ranks,
+                          scenario.name, a->engine);
+    }
+    for (const LibraryKind library : libraries) {
+      const Explanation e = explain(library, call, scenario, topo, registry, engine);
+      if (a->format == "json") {
+        all.push_back(to_json(e, call, scenario, a->engine, a->top));
+      } else {
+        text += "#\n" + format_table(e, a->top);
+      }
+    }
+    if (a->format == "json") {
+      text = (all.size() == 1 ? all.front() : all).dump(2) + "\n";
+    }
+    emit(text, a->output);
+  });
+}
+
+} // namespace collsim::cli

@@ -1,0 +1,157 @@
+// `collsim tune`: sweeps algorithms over sizes and rank counts, merges the winners into size
+// ranges and writes them as a table, CSV, JSON or an Open MPI coll/tuned rules file
+// (docs/tuning.md).
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+
+#include "collsim/analysis/tune.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/io/tuning_formats.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <memory>
+#include <unistd.h>
+
+namespace collsim::cli {
+namespace {
+
+enum class TuneFormat { table, csv, json, ompi_rules };
+
+TuneFormat parse_tune_format(const std::string& text) {
+  if (text == "table") {
+    return TuneFormat::table;
+  }
+  if (text == "csv") {
+    return TuneFormat::csv;
+  }
+  if (text == "json") {
+    return TuneFormat::json;
+  }
+  if (text == "ompi-rules") {
+    return TuneFormat::ompi_rules;
+  }
+  throw core::UnknownNameError("format", text, {"table", "csv", "json", "ompi-rules"});
+}
+
+struct TuneArgs {
+  std::string scenario;
+  std::vector<std::string> collectives{"allreduce"};
+  std::vector<std::string> algorithms;
+  std::string ranks = "8";
+  std::string sizes = "8B:1GiB:x2";
+  std::string format = "table";
+  std::string output;
+  std::string ompi_version = "4.1";
+  std::string candidates; ///< "all" or "ompi"; empty: ompi for ompi-rules, else all
+  std::string segment_sizes = "0,8KiB,64KiB";
+  std::string engine = "loggp";
+  std::uint32_t root = 0;
+  unsigned threads = 0;
+};
+
+void run_tune(const TuneArgs& a) {
+  // Every argument is checked before the sweep starts.
+  const TuneFormat format = parse_tune_format(a.format);
+  const core::OmpiVersion version = analysis::ompi_version_from_name(a.ompi_version);
+  const std::string candidates =
+      a.candidates.empty() ? (format == TuneFormat::ompi_rules ? "ompi" : "all") : a.candidates;
+  if (candidates != "all" && candidates != "ompi") {
+    throw core::UnknownNameError("candidate set", candidates, {"all", "ompi"});
+  }
+  if (format == TuneFormat::ompi_rules && candidates != "ompi") {
+    throw core::UsageError("--format ompi-rules can only name Open MPI's algorithms: drop "
+                           "--candidates all");
+  }
+  analysis::TuneOptions options;
+  options.collectives.clear();
+  for (const std::string& name : a.collectives) {
+    const core::CollectiveKind c = core::collective_from_name(name);
+    if (std::find(options.collectives.begin(), options.collectives.end(), c) ==
+        options.collectives.end()) {
+      options.collectives.push_back(c);
+    }
+  }
+  options.ranks = parse_ranks(a.ranks, "--ranks");
+  options.sizes = parse_sizes(a.sizes, "--sizes");
+  options.segment_sizes = a.segment_sizes == "none"
+                              ? std::vector<core::Bytes>{}
+                              : parse_sizes(a.segment_sizes, "--segment-sizes");
+  analysis::check_engine(a.engine);
+  options.engine = a.engine;
+  options.root = a.root;
+  options.threads = a.threads;
+  options.candidates.algorithms = a.algorithms;
+  if (candidates == "ompi") {
+    options.candidates.ompi = version;
+  }
+  for (auto p : options.ranks) {
+    if (options.root >= p) {
+      throw core::UsageError(fmt::format("--root {} does not exist with {} ranks", a.root, p));
+    }
+  }
+  options.progress = terminal_progress("tune");
+
+  const core::Scenario scenario =
+      io::load_scenario(a.scenario.empty() ? default_scenario_path() : a.scenario);
+  const algorithms::Registry registry = algorithms::make_default_registry();
+  const core::TuneTable table = analysis::tune(scenario, options, registry);
+
+  std::string text;
+  switch (format) {
+  case TuneFormat::table: text = io::format_tuning_table(table); break;
+  case TuneFormat::csv: text = io::format_tuning_csv(table); break;
+  case TuneFormat::json: text = io::format_tuning_json(table); break;
+  case TuneFormat::ompi_rules: text = io::format_ompi_rules(table, version); break;
+  }
+  emit(text, a.output);
+  // A file was written in a machine format: show people the ranges on their terminal too.
+  const bool to_file = !a.output.empty() && a.output != "-";
+  if (to_file && format != TuneFormat::table && isatty(STDOUT_FILENO) != 0) {
+    emit(io::format_tuning_table(table), "");
+  }
+}
+
+} // namespace
+
+void add_tune(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "tune", "Find the fastest algorithm per size range and write a tuning file (Open MPI "
+              "coll/tuned rules, CSV, JSON)");
+  auto a = std::make_shared<TuneArgs>();
+  cmd->add_option("--scenario", a->scenario,
+                  "Scenario whose topology to use (default: scenarios/default.yaml)");
+  cmd->add_option("--collective", a->collectives, "Collectives, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--algorithms", a->algorithms,
+                  "Only these algorithms (names or aliases, comma-separated; default: all)")
+      ->delimiter(',');
+  cmd->add_option("--ranks", a->ranks, "Rank counts: 16, 8,16,64, 1..64 or 2..1024:x2")
+      ->capture_default_str();
+  cmd->add_option("--sizes", a->sizes,
+                  "Message sizes S (nccl-tests' convention): MIN:MAX:xF, MIN:MAX:+STEP or a "
+                  "comma list")
+      ->capture_default_str();
+  cmd->add_option("--format", a->format, "Output format: table, csv, json or ompi-rules")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
+  cmd->add_option("--ompi-version", a->ompi_version,
+                  "Open MPI series of the rules file and its algorithm ids: 4.1 or 5.0")
+      ->capture_default_str();
+  cmd->add_option("--candidates", a->candidates,
+                  "Algorithms to choose from: all, or ompi (those Open MPI implements; the "
+                  "default for ompi-rules)");
+  cmd->add_option("--segment-sizes", a->segment_sizes,
+                  "Segment sizes tried for algorithms that segment (a comma list, or none)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
+      ->capture_default_str();
+  cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "Worker threads for the sweep (0: all cores)")
+      ->capture_default_str();
+  cmd->callback([a] { run_tune(*a); });
+}
+
+} // namespace collsim::cli

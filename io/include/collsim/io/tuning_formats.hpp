@@ -1,0 +1,40 @@
+#pragma once
+// Writers of tuning tables (core::TuneTable, filled by analysis::tune): a table for people, CSV,
+// JSON, and Open MPI coll/tuned's dynamic rules file (formats.md d.4). docs/tuning.md documents
+// every column and field.
+
+#include "collsim/core/tuning.hpp"
+
+#include <cstdint>
+#include <string>
+
+namespace collsim::io {
+
+/// The message size coll/tuned's dynamic rules compare for a call of `collective` whose buffer
+/// is S bytes (collsim's and nccl-tests' convention): coll_tuned_decision_dynamic.c computes
+/// dtype size x count for allreduce, bcast and reduce, dtype size x comm size x per-rank count
+/// for allgather, alltoall, gather and scatter, dtype size x sum(recvcounts) for reduce_scatter
+/// -- all of them S -- and uses 0 for barrier. (The fixed rules compare other sizes:
+/// analysis::ompi41_metric.)
+std::uint64_t ompi_rules_message_size(core::CollectiveKind collective, core::Bytes s);
+
+/// Column-aligned text: per (collective, ranks) one line per range with the winner, runner-up,
+/// margin, Open MPI 4.1's default and its regret, then the ranges where the default is not the
+/// best.
+std::string format_tuning_table(const core::TuneTable& table);
+
+/// One row per range, a header row first (docs/tuning.md: columns).
+std::string format_tuning_csv(const core::TuneTable& table);
+
+/// {"scenario", "engine", "sizes", "ompi_version", "blocks": [{collective, ranks, ranges: [...]}],
+///  "default_not_best": [...], "skipped": [...]}.
+std::string format_tuning_json(const core::TuneTable& table);
+
+/// An Open MPI coll/tuned dynamic rules file for `version`: 4.1 writes the classic format (no
+/// header, 4 numbers per rule: every 4.1.x and 5.0.x reads it); 5.0 writes
+/// "rule-file-version-2" with a fifth number (max requests, 0) per rule, which 5.0.7 and later
+/// read. Throws UsageError when the table was not swept for `version` (table.ompi) or a winner
+/// has no Open MPI id.
+std::string format_ompi_rules(const core::TuneTable& table, core::OmpiVersion version);
+
+} // namespace collsim::io
