@@ -5,6 +5,7 @@
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
 #include "collsim/topologies/build.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -213,60 +214,30 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     out.link_loads.resize(points.size());
   }
   const EngineChoice engine(study.engine, scenario);
-  std::atomic<std::size_t> next{0};
-  std::atomic<std::size_t> finished{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  auto worker = [&] {
-    while (true) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= points.size()) {
-        return;
-      }
-      try {
-        const Point& pt = points[i];
-        algorithms::Request req;
-        req.collective = study.collective;
-        req.ranks = pt.ranks;
-        req.bytes = pt.bytes;
-        req.root = study.root;
-        req.params = algo_params[pt.algo_index];
-        req.topology = &topologies.at(pt.ranks);
-        if (keep_loads) {
-          core::RunOptions options;
-          options.link_loads = true;
-          core::RunResult run;
-          out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req, &run, options);
-          out.link_loads[i] = link_reports(*req.topology, run.link_loads, run.time);
-        } else {
-          out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req);
-        }
-      } catch (...) {
-        const std::lock_guard lock(failure_lock);
-        if (!failure) {
-          failure = std::current_exception();
-        }
-        next = points.size();
-      }
-      const std::size_t done = finished.fetch_add(1) + 1;
-      if (progress) {
-        progress(done, points.size());
-      }
+  const auto run_point_at = [&](std::size_t i) {
+    const Point& pt = points[i];
+    algorithms::Request req;
+    req.collective = study.collective;
+    req.ranks = pt.ranks;
+    req.bytes = pt.bytes;
+    req.root = study.root;
+    req.params = algo_params[pt.algo_index];
+    req.topology = &topologies.at(pt.ranks);
+    if (keep_loads) {
+      core::RunOptions options;
+      options.link_loads = true;
+      core::RunResult run;
+      out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req, &run, options);
+      out.link_loads[i] = link_reports(*req.topology, run.link_loads, run.time);
+    } else {
+      out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req);
     }
   };
-  unsigned n_threads = threads != 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
-  n_threads = static_cast<unsigned>(
-      std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < n_threads; ++t) {
-      pool.emplace_back(worker);
+  detail::parallel_for(points.size(), threads, run_point_at, [&](std::size_t done) {
+    if (progress) {
+      progress(done, points.size());
     }
-    worker();
-  }
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
+  });
   out.crossovers = crossovers(out.rows);
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -136,102 +137,71 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
 
   std::vector<std::optional<ValidationRow>> out(points.size());
   std::vector<std::string> why(points.size());
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failure_lock;
-  auto worker = [&] {
-    while (true) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= points.size()) {
-        return;
-      }
-      const MeasuredPoint& p = points[i];
-      try {
-        if (p.ranks == 0) {
-          why[i] = "the log does not say how many ranks ran";
-          continue;
-        }
-        if (p.time.value <= 0.0) {
-          why[i] = "no measured time";
-          continue;
-        }
-        const auto& topo = topologies.at(p.ranks);
-        if (!topo) {
-          why[i] = topology_error.at(p.ranks);
-          continue;
-        }
-        std::vector<Candidate> candidates;
-        std::string chosen_by = "named";
-        const std::optional<LibraryChoice> library =
-            automatic && !fastest ? library_default(p, scenario.topology, *topo, registry)
-                                  : std::nullopt;
-        if (library) {
-          candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
-          chosen_by = fmt::format("{}: {}", library->library, library->reason);
-        } else if (automatic) {
-          for (const auto* a : registry.list(p.collective)) {
-            const bool nccl = is_nccl_algorithm(*a);
-            if (fastest || p.library == Library::unknown || nccl == (p.library == Library::nccl)) {
-              candidates.push_back({a, {}});
-            }
-          }
-          chosen_by = fastest || p.library == Library::unknown ? "fastest of all algorithms"
-                      : p.library == Library::nccl             ? "fastest of NCCL's algorithms"
-                                                               : "fastest of the MPI algorithms";
-        } else if (const auto* a = registry.try_find(p.collective, options.algorithm)) {
+  detail::parallel_for(points.size(), options.threads, [&](std::size_t i) {
+    const MeasuredPoint& p = points[i];
+    if (p.ranks == 0) {
+      why[i] = "the log does not say how many ranks ran";
+      return;
+    }
+    if (p.time.value <= 0.0) {
+      why[i] = "no measured time";
+      return;
+    }
+    const auto& topo = topologies.at(p.ranks);
+    if (!topo) {
+      why[i] = topology_error.at(p.ranks);
+      return;
+    }
+    std::vector<Candidate> candidates;
+    std::string chosen_by = "named";
+    const std::optional<LibraryChoice> library =
+        automatic && !fastest ? library_default(p, scenario.topology, *topo, registry)
+                              : std::nullopt;
+    if (library) {
+      candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
+      chosen_by = fmt::format("{}: {}", library->library, library->reason);
+    } else if (automatic) {
+      for (const auto* a : registry.list(p.collective)) {
+        const bool nccl = is_nccl_algorithm(*a);
+        if (fastest || p.library == Library::unknown || nccl == (p.library == Library::nccl)) {
           candidates.push_back({a, {}});
-        } else {
-          why[i] = fmt::format("no algorithm '{}' for {}", options.algorithm,
-                               core::to_string(p.collective));
-          continue;
         }
-        std::optional<ValidationRow> best;
-        std::string last_refusal;
-        for (const Candidate& c : candidates) {
-          algorithms::Request req;
-          req.collective = p.collective;
-          req.ranks = p.ranks;
-          req.bytes = p.bytes;
-          req.topology = &*topo;
-          req.params = algorithms::resolve_params(*c.algo, c.params);
-          if (std::string r = registry.refusal(*c.algo, req); !r.empty()) {
-            last_refusal = fmt::format("{}: {}", c.algo->name, r);
-            continue;
-          }
-          const core::ResultRow row = simulate(registry, *c.algo, *topo, engine, req);
-          if (!best || row.time.value < best->predicted.value) {
-            best = ValidationRow{p, c.algo->name, c.params, chosen_by, row.time, 0.0};
-          }
-        }
-        if (!best) {
-          why[i] = last_refusal.empty() ? "no algorithm can run this point" : last_refusal;
-          continue;
-        }
-        best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
-        out[i] = std::move(best);
-      } catch (...) {
-        const std::lock_guard lock(failure_lock);
-        if (!failure) {
-          failure = std::current_exception();
-        }
-        next = points.size();
+      }
+      chosen_by = fastest || p.library == Library::unknown ? "fastest of all algorithms"
+                  : p.library == Library::nccl             ? "fastest of NCCL's algorithms"
+                                                           : "fastest of the MPI algorithms";
+    } else if (const auto* a = registry.try_find(p.collective, options.algorithm)) {
+      candidates.push_back({a, {}});
+    } else {
+      why[i] =
+          fmt::format("no algorithm '{}' for {}", options.algorithm, core::to_string(p.collective));
+      return;
+    }
+    std::optional<ValidationRow> best;
+    std::string last_refusal;
+    for (const Candidate& c : candidates) {
+      algorithms::Request req;
+      req.collective = p.collective;
+      req.ranks = p.ranks;
+      req.bytes = p.bytes;
+      req.topology = &*topo;
+      req.params = algorithms::resolve_params(*c.algo, c.params);
+      if (std::string r = registry.refusal(*c.algo, req); !r.empty()) {
+        last_refusal = fmt::format("{}: {}", c.algo->name, r);
+        continue;
+      }
+      const core::ResultRow row = simulate(registry, *c.algo, *topo, engine, req);
+      if (!best || row.time.value < best->predicted.value) {
+        best = ValidationRow{p, c.algo->name, c.params, chosen_by, row.time, 0.0};
       }
     }
-  };
-  unsigned n_threads =
-      options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
-  n_threads = static_cast<unsigned>(
-      std::min<std::size_t>(n_threads, std::max<std::size_t>(1, points.size())));
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < n_threads; ++t) {
-      pool.emplace_back(worker);
+    if (!best) {
+      why[i] = last_refusal.empty() ? "no algorithm can run this point" : last_refusal;
+      return;
     }
-    worker();
-  }
-  if (failure) {
-    std::rethrow_exception(failure);
-  }
+    best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
+    out[i] = std::move(best);
+  });
   ValidationResult result;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (out[i]) {
