@@ -121,7 +121,8 @@ AlgorithmInfo describe_ring() {
   a.summary = "ring reduce-scatter then ring allgather over p blocks (bandwidth-optimal)";
   a.source = "Patarasuk & Yuan, JPDC 2009; Open MPI ompi_coll_base_allreduce_intra_ring; MPICH "
              "MPIR_Allreduce_intra_ring";
-  a.aliases = {"ompi:4", "ompi:ring", "mpich:ring", "smpi:lr"};
+  // ucc:ring: UCC TL/UCP's ring allreduce, a ring reduce-scatter and allgather (formats.md f.1).
+  a.aliases = {"ompi:4", "ompi:ring", "mpich:ring", "smpi:lr", "ucc:ring"};
   a.check = [](const Request& req) { return detail::size_limit_refusal(ring_counts(req.ranks)); };
   a.generate = generate_ring;
   a.cost = ring_cost;

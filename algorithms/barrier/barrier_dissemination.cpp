@@ -97,7 +97,10 @@ AlgorithmInfo describe_barrier_dissemination() {
   a.summary = "ceil(log_k p) rounds; in round j rank i signals i + m k^j, m = 1..k-1";
   a.source = "Hensgen, Finkel & Manber, IJPP 1988; MPICH MPIR_Barrier_intra_k_dissemination; "
              "Open MPI ompi_coll_base_barrier_intra_bruck";
-  a.aliases = {"ompi:4", "ompi:bruck", "mpich:k_dissemination", "smpi:ompi_bruck"};
+  // mpich:dissemination: MPICH 4.0's MPIR_Barrier_intra_dissemination (Debian 12's libmpich12);
+  // later releases call it k_dissemination (algorithms.md 2.2).
+  a.aliases = {"ompi:4", "ompi:bruck", "mpich:k_dissemination", "mpich:dissemination",
+               "smpi:ompi_bruck"};
   a.params = {{kRadix, 2, 2, 1024,
                "k: messages per round plus one (2 = Open MPI's bruck and MPICH's default)"}};
   a.check = [](const Request& req) {

@@ -896,4 +896,37 @@ std::string params_text(const algorithms::RawParams& params) {
   return out;
 }
 
+std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective,
+                                                 std::uint32_t ranks, core::Bytes bytes,
+                                                 const NcclModelInputs& in) {
+  const auto choice = nccl_default(collective, ranks, bytes, in);
+  if (!choice) {
+    return std::nullopt;
+  }
+  LibraryChoice c;
+  c.library = "NCCL 2.30.7 tuning model";
+  c.algorithm = choice->algorithm;
+  c.params = choice->params;
+  if (choice->modelled) {
+    c.library_name = fmt::format("{}/{}", algorithms::nccl::algo_name(choice->algo),
+                                 algorithms::nccl::protocol_name(choice->proto));
+    c.reason = fmt::format("{} is the cheapest in NCCL's cost table ({:.2f} us, {} channels)",
+                           c.library_name, choice->time_us, choice->channels);
+  } else {
+    c.library_name = "send/recv";
+    c.reason = "grouped point-to-point transfers";
+  }
+  return c;
+}
+
+bool nccl_can_run(std::string_view name, const NcclModelInputs& in) {
+  if (name == "collnet_direct" || name == "collnet_chain") {
+    return in.collnet_support;
+  }
+  if (name == "nvls" || name == "nvls_tree") {
+    return in.nvls_support;
+  }
+  return true;
+}
+
 } // namespace collsim::analysis

@@ -5,6 +5,8 @@
 
 #include "collsim/analysis/tune.hpp"
 
+#include "collsim/analysis/nccl_defaults.hpp"
+
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
@@ -21,7 +23,8 @@ namespace {
 using core::CollectiveKind;
 
 constexpr std::string_view kSegment = "segment_size";
-constexpr std::string_view kChains = "chains"; // chain bcast/reduce: Open MPI's chain fan-out
+constexpr std::string_view kChains = "chains";     // chain bcast/reduce: Open MPI's chain fan-out
+constexpr std::string_view kProtocol = "protocol"; // NCCL algorithms: simple, ll, ll128
 
 const algorithms::ParamSpec* find_param(const algorithms::AlgorithmInfo& algo,
                                         std::string_view name) {
@@ -57,6 +60,83 @@ core::OmpiVersion ompi_version_from_name(std::string_view name) {
     return core::OmpiVersion::v5_0;
   }
   throw core::UnknownNameError("Open MPI version", name, {"4.1", "5.0"});
+}
+
+core::MpichVersion mpich_version_from_name(std::string_view name) {
+  if (name == "4.0") {
+    return core::MpichVersion::v4_0;
+  }
+  if (name == "latest") {
+    return core::MpichVersion::latest;
+  }
+  throw core::UnknownNameError("MPICH version", name, {"4.0", "latest"});
+}
+
+bool mpich_has_algorithm(core::MpichVersion version, CollectiveKind c, std::string_view name) {
+  using List = std::vector<std::string_view>;
+  // 4.0: the MPIR_<Coll>_intra_* functions Debian 12's libmpich12 (4.0.2) exports; its csel
+  // parser knows exactly these ("unrecognized key" and an assertion for any other).
+  // latest: algorithms.md 2.2 (src/mpi/coll/coll_algorithms.txt).
+  const auto names = [&]() -> List {
+    const bool v40 = version == core::MpichVersion::v4_0;
+    switch (c) {
+    case CollectiveKind::allgather:
+      return v40 ? List{"brucks", "recursive_doubling", "ring"}
+                 : List{"brucks",           "k_brucks",        "recursive_doubling", "ring",
+                        "recexch_doubling", "recexch_halving", "circ_graph"};
+    case CollectiveKind::allreduce:
+      return v40 ? List{"recursive_doubling", "reduce_scatter_allgather", "smp"}
+                 : List{"smp",
+                        "recursive_doubling",
+                        "recursive_multiplying",
+                        "reduce_scatter_allgather",
+                        "tree",
+                        "recexch",
+                        "ring",
+                        "k_reduce_scatter_allgather",
+                        "ccl"};
+    case CollectiveKind::alltoall:
+      return v40 ? List{"brucks", "pairwise", "pairwise_sendrecv_replace", "scattered"}
+                 : List{"brucks", "k_brucks", "pairwise", "pairwise_sendrecv_replace", "scattered"};
+    case CollectiveKind::barrier:
+      return v40 ? List{"dissemination", "smp"} : List{"k_dissemination", "recexch", "smp"};
+    case CollectiveKind::bcast:
+      return v40 ? List{"binomial", "scatter_recursive_doubling_allgather",
+                        "scatter_ring_allgather", "smp"}
+                 : List{"binomial",
+                        "scatter_recursive_doubling_allgather",
+                        "scatter_ring_allgather",
+                        "circ_graph",
+                        "smp",
+                        "tree",
+                        "pipelined_tree"};
+    case CollectiveKind::gather: return List{"binomial"};
+    case CollectiveKind::reduce:
+      return v40 ? List{"binomial", "reduce_scatter_gather", "smp"}
+                 : List{"binomial", "circ_graph", "smp", "reduce_scatter_gather"};
+    case CollectiveKind::reduce_scatter:
+      return List{"noncommutative", "pairwise", "recursive_doubling", "recursive_halving"};
+    case CollectiveKind::scatter: return List{"binomial"};
+    }
+    return List{};
+  }();
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string library_title(std::string_view library) {
+  if (library == "mpich") {
+    return "MPICH";
+  }
+  if (library == "smpi") {
+    return "SimGrid SMPI";
+  }
+  if (library == "nccl") {
+    return "NCCL";
+  }
+  if (library == "ucc") {
+    return "UCC";
+  }
+  throw core::UnknownNameError("library", library, {"mpich", "smpi", "nccl", "ucc"});
 }
 
 std::string_view to_string(core::OmpiVersion v) {
@@ -160,6 +240,25 @@ std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& reg
     if (options.candidates.ompi && !id) {
       continue; // Open MPI has no such algorithm: a rules file cannot name it
     }
+    core::TuneCandidate named;
+    for (const std::string& alias : a->aliases) {
+      constexpr std::string_view kMpich = "mpich:";
+      if (options.candidates.library == "mpich" && alias.rfind(kMpich, 0) == 0 &&
+          !mpich_has_algorithm(options.candidates.mpich, collective,
+                               std::string_view(alias).substr(kMpich.size()))) {
+        continue; // a name this MPICH release does not know: it would abort at MPI_Init
+      }
+      named.aliases.push_back(alias);
+    }
+    if (options.candidates.library && !core::library_name(named, *options.candidates.library)) {
+      continue; // the library has no such algorithm: its tuning file cannot name it
+    }
+    // NCCL's tuner picks a protocol with the algorithm, so each protocol is a candidate.
+    const algorithms::ParamSpec* protocol = find_param(*a, kProtocol);
+    std::vector<std::optional<std::string>> protocols{std::nullopt};
+    if (protocol != nullptr && options.candidates.library == "nccl") {
+      protocols.assign(protocol->choices.begin(), protocol->choices.end());
+    }
     const algorithms::ParamSpec* chains = find_param(*a, kChains);
     const algorithms::ParamSpec* segment = find_param(*a, kSegment);
     std::vector<std::optional<std::int64_t>> segments{std::nullopt};
@@ -172,26 +271,34 @@ std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& reg
         }
       }
     }
-    for (const auto& s : segments) {
-      core::TuneCandidate c;
-      c.algorithm = a->name;
-      c.ompi_id = id;
-      c.fanout = chains != nullptr ? chains->default_value : 0;
-      if (segment != nullptr) {
-        c.segment_size = s.value_or(segment->default_value);
+    for (const auto& proto : protocols) {
+      for (const auto& s : segments) {
+        core::TuneCandidate c;
+        c.algorithm = a->name;
+        c.aliases = named.aliases;
+        if (proto) {
+          c.params[std::string(kProtocol)] = *proto;
+        }
+        c.ompi_id = id;
+        c.fanout = chains != nullptr ? chains->default_value : 0;
+        if (segment != nullptr) {
+          c.segment_size = s.value_or(segment->default_value);
+        }
+        if (s) {
+          c.params[std::string(kSegment)] = std::to_string(*s);
+        }
+        out.push_back(std::move(c));
       }
-      if (s) {
-        c.params[std::string(kSegment)] = std::to_string(*s);
-      }
-      out.push_back(std::move(c));
     }
   }
   if (out.empty()) {
-    throw core::UsageError(
-        fmt::format("no {} algorithm is left to tune{}", core::to_string(collective),
-                    options.candidates.ompi ? fmt::format(" among those Open MPI {} implements",
-                                                          to_string(*options.candidates.ompi))
-                                            : std::string{}));
+    throw core::UsageError(fmt::format(
+        "no {} algorithm is left to tune{}", core::to_string(collective),
+        options.candidates.ompi ? fmt::format(" among those Open MPI {} implements",
+                                              to_string(*options.candidates.ompi))
+        : options.candidates.library
+            ? fmt::format(" among those {} implements", library_title(*options.candidates.library))
+            : std::string{}));
   }
   return out;
 }
@@ -206,6 +313,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   table.scenario = scenario.name;
   table.engine = options.engine;
   table.ompi = options.candidates.ompi;
+  table.library = options.candidates.library;
   table.sizes = options.sizes;
   std::sort(table.sizes.begin(), table.sizes.end());
   table.sizes.erase(std::unique(table.sizes.begin(), table.sizes.end()), table.sizes.end());
@@ -235,6 +343,15 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
     topologies.emplace(p, topologies::build(scenario.topology, p));
   }
   const EngineChoice engine(options.engine, scenario);
+  // NCCL's candidates are compared with NCCL's own choice, and only where NCCL can run them.
+  const bool nccl = options.candidates.library == "nccl";
+  table.default_model = nccl ? "NCCL 2.30.7" : "Open MPI 4.1";
+  std::map<std::uint32_t, NcclModelInputs> nccl_in;
+  if (nccl) {
+    for (std::uint32_t p : ranks) {
+      nccl_in.emplace(p, nccl_inputs(scenario.topology, topologies.at(p), p));
+    }
+  }
 
   for (std::size_t ci = 0; ci < options.collectives.size(); ++ci) {
     const CollectiveKind collective = options.collectives[ci];
@@ -255,6 +372,9 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
           run_study(scenario, study, registry, report(done), options.threads, false);
       done += ranks.size() * table.sizes.size();
       for (const core::ResultRow& row : r.rows) {
+        if (nccl && !nccl_can_run(cands[k].algorithm, nccl_in.at(row.ranks))) {
+          continue;
+        }
         points[row.ranks].push_back({row.bytes, k, row.time});
         times[{row.ranks, row.bytes.value, k}] = row.time;
       }
@@ -278,6 +398,12 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
           ++it->second;
         }
       }
+      for (std::uint32_t p : ranks) {
+        if (nccl && !nccl_can_run(cands[k].algorithm, nccl_in.at(p))) {
+          table.skipped.push_back(fmt::format("{} at {}: NCCL cannot run it on this machine",
+                                              core::label(cands[k]), p));
+        }
+      }
       for (const auto& [key, n] : condensed) {
         table.skipped.push_back(fmt::format("{} ({} of {} sizes)", key, n, table.sizes.size()));
       }
@@ -299,7 +425,9 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
           call.collective = collective;
           call.ranks = p;
           call.bytes = s;
-          const std::optional<LibraryChoice> choice = ompi41_default(call, registry);
+          const std::optional<LibraryChoice> choice =
+              nccl ? nccl_library_choice(collective, p, s, nccl_in.at(p))
+                   : ompi41_default(call, registry);
           if (!choice) {
             continue;
           }

@@ -62,25 +62,8 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core:
     return ompi41_default(call, registry);
   }
   if (p.library == Library::nccl) {
-    const auto choice =
-        nccl_default(p.collective, p.ranks, p.bytes, nccl_inputs(spec, topology, p.ranks));
-    if (!choice) {
-      return std::nullopt;
-    }
-    LibraryChoice c;
-    c.library = "NCCL 2.30.7 tuning model";
-    c.algorithm = choice->algorithm;
-    c.params = choice->params;
-    if (choice->modelled) {
-      c.library_name = fmt::format("{}/{}", algorithms::nccl::algo_name(choice->algo),
-                                   algorithms::nccl::protocol_name(choice->proto));
-      c.reason = fmt::format("{} is the cheapest in NCCL's cost table ({:.2f} us, {} channels)",
-                             c.library_name, choice->time_us, choice->channels);
-    } else {
-      c.library_name = "send/recv";
-      c.reason = "grouped point-to-point transfers";
-    }
-    return c;
+    return nccl_library_choice(p.collective, p.ranks, p.bytes,
+                               nccl_inputs(spec, topology, p.ranks));
   }
   return std::nullopt;
 }

@@ -1,6 +1,6 @@
 // `collsim tune`: sweeps algorithms over sizes and rank counts, merges the winners into size
-// ranges and writes them as a table, CSV, JSON or an Open MPI coll/tuned rules file
-// (docs/tuning.md).
+// ranges and writes them as a table, CSV, JSON or a library's tuning file: Open MPI coll/tuned
+// rules, MPICH selection JSON, SMPI settings, NCCL tuner CSV, UCC TUNE (docs/tuning.md).
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -17,7 +17,19 @@
 namespace collsim::cli {
 namespace {
 
-enum class TuneFormat { table, csv, json, ompi_rules };
+enum class TuneFormat { table, csv, json, ompi_rules, mpich_json, smpi_cfg, nccl_tuner, ucc_tune };
+
+/// The candidate set a library file needs ("ompi", "mpich", ...), or "all" for the others.
+std::string library_of(TuneFormat f) {
+  switch (f) {
+  case TuneFormat::ompi_rules: return "ompi";
+  case TuneFormat::mpich_json: return "mpich";
+  case TuneFormat::smpi_cfg: return "smpi";
+  case TuneFormat::nccl_tuner: return "nccl";
+  case TuneFormat::ucc_tune: return "ucc";
+  default: return "all";
+  }
+}
 
 TuneFormat parse_tune_format(const std::string& text) {
   if (text == "table") {
@@ -32,7 +44,21 @@ TuneFormat parse_tune_format(const std::string& text) {
   if (text == "ompi-rules") {
     return TuneFormat::ompi_rules;
   }
-  throw core::UnknownNameError("format", text, {"table", "csv", "json", "ompi-rules"});
+  if (text == "mpich-json") {
+    return TuneFormat::mpich_json;
+  }
+  if (text == "smpi-cfg") {
+    return TuneFormat::smpi_cfg;
+  }
+  if (text == "nccl-tuner") {
+    return TuneFormat::nccl_tuner;
+  }
+  if (text == "ucc-tune") {
+    return TuneFormat::ucc_tune;
+  }
+  throw core::UnknownNameError(
+      "format", text,
+      {"table", "csv", "json", "ompi-rules", "mpich-json", "smpi-cfg", "nccl-tuner", "ucc-tune"});
 }
 
 struct TuneArgs {
@@ -44,7 +70,8 @@ struct TuneArgs {
   std::string format = "table";
   std::string output;
   std::string ompi_version = "4.1";
-  std::string candidates; ///< "all" or "ompi"; empty: ompi for ompi-rules, else all
+  std::string mpich_version = "latest";
+  std::string candidates; ///< "all" or a library; empty: the format's library, else all
   std::string segment_sizes = "0,8KiB,64KiB";
   std::string engine = "loggp";
   std::uint32_t root = 0;
@@ -55,14 +82,16 @@ void run_tune(const TuneArgs& a) {
   // Every argument is checked before the sweep starts.
   const TuneFormat format = parse_tune_format(a.format);
   const core::OmpiVersion version = analysis::ompi_version_from_name(a.ompi_version);
-  const std::string candidates =
-      a.candidates.empty() ? (format == TuneFormat::ompi_rules ? "ompi" : "all") : a.candidates;
-  if (candidates != "all" && candidates != "ompi") {
-    throw core::UnknownNameError("candidate set", candidates, {"all", "ompi"});
+  const core::MpichVersion mpich = analysis::mpich_version_from_name(a.mpich_version);
+  const std::string candidates = a.candidates.empty() ? library_of(format) : a.candidates;
+  const std::vector<std::string> sets{"all", "ompi", "mpich", "smpi", "nccl", "ucc"};
+  if (std::find(sets.begin(), sets.end(), candidates) == sets.end()) {
+    throw core::UnknownNameError("candidate set", candidates, sets);
   }
-  if (format == TuneFormat::ompi_rules && candidates != "ompi") {
-    throw core::UsageError("--format ompi-rules can only name Open MPI's algorithms: drop "
-                           "--candidates all");
+  if (library_of(format) != "all" && candidates != library_of(format)) {
+    throw core::UsageError(fmt::format("--format {} can only name {}'s algorithms: drop "
+                                       "--candidates {}",
+                                       a.format, library_of(format), candidates));
   }
   analysis::TuneOptions options;
   options.collectives.clear();
@@ -85,6 +114,9 @@ void run_tune(const TuneArgs& a) {
   options.candidates.algorithms = a.algorithms;
   if (candidates == "ompi") {
     options.candidates.ompi = version;
+  } else if (candidates != "all") {
+    options.candidates.library = candidates;
+    options.candidates.mpich = mpich;
   }
   for (auto p : options.ranks) {
     if (options.root >= p) {
@@ -104,6 +136,10 @@ void run_tune(const TuneArgs& a) {
   case TuneFormat::csv: text = io::format_tuning_csv(table); break;
   case TuneFormat::json: text = io::format_tuning_json(table); break;
   case TuneFormat::ompi_rules: text = io::format_ompi_rules(table, version); break;
+  case TuneFormat::mpich_json: text = io::format_mpich_json(table, mpich); break;
+  case TuneFormat::smpi_cfg: text = io::format_smpi_cfg(table); break;
+  case TuneFormat::nccl_tuner: text = io::format_nccl_tuner(table); break;
+  case TuneFormat::ucc_tune: text = io::format_ucc_tune(table); break;
   }
   emit(text, a.output);
   // A file was written in a machine format: show people the ranges on their terminal too.
@@ -118,7 +154,7 @@ void run_tune(const TuneArgs& a) {
 void add_tune(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "tune", "Find the fastest algorithm per size range and write a tuning file (Open MPI "
-              "coll/tuned rules, CSV, JSON)");
+              "rules, MPICH JSON, SMPI settings, NCCL tuner CSV, UCC TUNE, CSV, JSON)");
   auto a = std::make_shared<TuneArgs>();
   cmd->add_option("--scenario", a->scenario,
                   "Scenario whose topology to use (default: scenarios/default.yaml)");
@@ -134,15 +170,21 @@ void add_tune(CLI::App& app) {
                   "Message sizes S (nccl-tests' convention): MIN:MAX:xF, MIN:MAX:+STEP or a "
                   "comma list")
       ->capture_default_str();
-  cmd->add_option("--format", a->format, "Output format: table, csv, json or ompi-rules")
+  cmd->add_option("--format", a->format,
+                  "Output format: table, csv, json, ompi-rules, mpich-json, smpi-cfg, "
+                  "nccl-tuner or ucc-tune")
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_option("--ompi-version", a->ompi_version,
                   "Open MPI series of the rules file and its algorithm ids: 4.1 or 5.0")
       ->capture_default_str();
+  cmd->add_option("--mpich-version", a->mpich_version,
+                  "MPICH release whose algorithm names mpich-json may use: 4.0 (Debian 12) or "
+                  "latest")
+      ->capture_default_str();
   cmd->add_option("--candidates", a->candidates,
-                  "Algorithms to choose from: all, or ompi (those Open MPI implements; the "
-                  "default for ompi-rules)");
+                  "Algorithms to choose from: all, or those one library implements: ompi, "
+                  "mpich, smpi, nccl, ucc (the default for that library's format)");
   cmd->add_option("--segment-sizes", a->segment_sizes,
                   "Segment sizes tried for algorithms that segment (a comma list, or none)")
       ->capture_default_str();

@@ -4,6 +4,7 @@
 // study, and whose Open MPI rules file is approved as a golden file and checked against
 // formats.md d.4's grammar.
 
+#include "../io/library_tuning_grammar.hpp"
 #include "../io/ompi_rules_grammar.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/tune.hpp"
@@ -223,4 +224,118 @@ TEST_CASE("a textbook sweep picks the fastest per size, and its regrets are the 
     expected << in.rdbuf();
     CHECK(rules == expected.str());
   }
+}
+
+TEST_CASE("library candidates: only algorithms with the library's alias, NCCL's per protocol",
+          "[analysis][tune]") {
+  const auto registry = algorithms::make_default_registry();
+  analysis::TuneOptions o;
+  o.segment_sizes.clear();
+  for (const std::string library : {"mpich", "smpi", "nccl", "ucc"}) {
+    o.candidates.library = library;
+    for (const auto& c : analysis::tune_candidates(registry, CollectiveKind::allreduce, o)) {
+      INFO(library << ": " << c.algorithm);
+      REQUIRE(core::library_name(c, library));
+      // The alias names this very algorithm in the registry.
+      CHECK(
+          registry.find(CollectiveKind::allreduce, library + ":" + *core::library_name(c, library))
+              .name == c.algorithm);
+    }
+  }
+  o.candidates.library = "nccl";
+  const auto nccl = analysis::tune_candidates(registry, CollectiveKind::allreduce, o);
+  const auto ring = std::count_if(nccl.begin(), nccl.end(),
+                                  [](const auto& c) { return c.algorithm == "nccl_ring"; });
+  CHECK(ring == 3); // simple, ll, ll128
+  // MPICH 4.0 (Debian 12) knows three allreduce algorithms and calls the barrier's
+  // dissemination by its old name.
+  o.candidates.library = "mpich";
+  o.candidates.mpich = core::MpichVersion::v4_0;
+  std::vector<std::string> names;
+  for (const auto& c : analysis::tune_candidates(registry, CollectiveKind::allreduce, o)) {
+    names.push_back(*core::library_name(c, "mpich"));
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"recursive_doubling", "reduce_scatter_allgather", "smp"});
+  const auto barrier = analysis::tune_candidates(registry, CollectiveKind::barrier, o);
+  CHECK(std::any_of(barrier.begin(), barrier.end(), [](const auto& c) {
+    return core::library_name(c, "mpich") == std::optional<std::string>("dissemination");
+  }));
+  o.candidates.mpich = core::MpichVersion::latest;
+  const auto barrier_latest = analysis::tune_candidates(registry, CollectiveKind::barrier, o);
+  CHECK(std::none_of(barrier_latest.begin(), barrier_latest.end(), [](const auto& c) {
+    return core::library_name(c, "mpich") == std::optional<std::string>("dissemination");
+  }));
+  CHECK_THROWS_AS(analysis::mpich_version_from_name("3.4"), core::UnknownNameError);
+
+  o.candidates.library = "ucc";
+  o.candidates.algorithms = {"sharp"};
+  CHECK_THROWS_WITH(analysis::tune_candidates(registry, CollectiveKind::allreduce, o),
+                    "no allreduce algorithm is left to tune among those UCC implements");
+}
+
+TEST_CASE("textbook sweeps written in every library format follow that format's grammar",
+          "[analysis][tune]") {
+  const auto registry = algorithms::make_default_registry();
+  const core::Scenario scenario = textbook();
+  analysis::TuneOptions o;
+  o.ranks = {4, 6, 8};
+  o.sizes = {Bytes{8}, Bytes{1024}, Bytes{65536}, Bytes{1048576}};
+  o.segment_sizes.clear();
+
+  o.collectives = {CollectiveKind::allreduce, CollectiveKind::bcast, CollectiveKind::alltoall,
+                   CollectiveKind::barrier};
+  o.candidates.library = "mpich";
+  for (auto version : {core::MpichVersion::v4_0, core::MpichVersion::latest}) {
+    o.candidates.mpich = version;
+    const std::string mpich = io::format_mpich_json(analysis::tune(scenario, o, registry), version);
+    INFO(mpich);
+    CHECK(test::check_mpich_json(mpich).empty());
+  }
+
+  o.collectives = {CollectiveKind::allreduce, CollectiveKind::allgather, CollectiveKind::bcast};
+  o.candidates.library = "smpi";
+  const std::string smpi = io::format_smpi_cfg(analysis::tune(scenario, o, registry));
+  INFO(smpi);
+  std::map<std::string, std::string> settings;
+  CHECK(test::check_smpi_cfg(smpi, &settings).empty());
+  CHECK(settings.size() == 3);
+
+  o.collectives = {CollectiveKind::allreduce, CollectiveKind::reduce_scatter};
+  o.candidates.library = "nccl";
+  const std::string nccl = io::format_nccl_tuner(analysis::tune(scenario, o, registry));
+  INFO(nccl);
+  CHECK(test::check_nccl_tuner(nccl).empty());
+
+  o.collectives = {CollectiveKind::allreduce};
+  o.candidates.library = "ucc";
+  const std::string ucc = io::format_ucc_tune(analysis::tune(scenario, o, registry));
+  INFO(ucc);
+  CHECK(test::check_ucc_tune(ucc).empty());
+}
+
+TEST_CASE("NCCL's candidates are compared with NCCL's own choice and only where NCCL can run them",
+          "[analysis][tune]") {
+  const auto scenario = collsim::io::load_scenario("dgx-a100");
+  const auto registry = collsim::algorithms::make_default_registry();
+  collsim::analysis::TuneOptions o;
+  o.ranks = {8};
+  o.sizes = {collsim::core::Bytes{1024}, collsim::core::Bytes{64 << 20}};
+  o.candidates.library = "nccl";
+  o.threads = 1;
+  const auto table = collsim::analysis::tune(scenario, o, registry);
+  CHECK(table.default_model == "NCCL 2.30.7");
+  REQUIRE(table.blocks.size() == 1);
+  const auto& ranges = table.blocks[0].ranges;
+  REQUIRE(!ranges.empty());
+  for (const auto& r : ranges) {
+    // One DGX A100 node: no SHARP switch for CollNet, no NVLink SHARP for NVLS.
+    CHECK(r.winner.algorithm.rfind("collnet", 0) != 0);
+    CHECK(r.winner.algorithm.rfind("nvls", 0) != 0);
+  }
+  // NCCL picks ring LL at 1 KiB and ring Simple at 64 MiB on one node (nccl_defaults_test).
+  CHECK(ranges.front().library_default.at(0) == "Ring/LL");
+  CHECK(ranges.back().library_default.back() == "Ring/Simple");
+  const std::string text = collsim::io::format_tuning_table(table);
+  CHECK(text.find("Ranges where NCCL 2.30.7's default is not the best") != std::string::npos);
 }

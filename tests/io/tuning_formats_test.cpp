@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tuning_golden.hpp"
+
 namespace {
 
 using collsim::core::Bytes;
@@ -24,19 +26,7 @@ using collsim::core::TuneRange;
 using collsim::core::TuneTable;
 
 void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(COLLSIM_TEST_DATA_DIR) + "/tuning/" + name;
-  const char* update = std::getenv("COLLSIM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  INFO("golden file " << path << " (set COLLSIM_UPDATE_GOLDEN=1 to regenerate)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
+  collsim::testing::check_tuning_golden(name, actual);
 }
 
 TuneCandidate cand(std::string algorithm, int id, std::int64_t segment = -1,

@@ -14,6 +14,7 @@
 
 #include "collsim/algorithms/nccl_constants.hpp"
 #include "collsim/algorithms/registry.hpp"
+#include "collsim/analysis/library_choice.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/core/scenario.hpp"
 #include "collsim/core/topology.hpp"
@@ -122,6 +123,17 @@ struct NcclChoice {
 /// `ranks` must equal in.ranks (UsageError otherwise).
 std::optional<NcclChoice> nccl_default(core::CollectiveKind collective, std::uint32_t ranks,
                                        core::Bytes bytes, const NcclModelInputs& in);
+
+/// NCCL's default for a call as a LibraryChoice (library "NCCL 2.30.7 tuning model", library_name
+/// "Ring/LL", the reason with NCCL's estimate), or nullopt where nccl_default gives none.
+std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective,
+                                                 std::uint32_t ranks, core::Bytes bytes,
+                                                 const NcclModelInputs& in);
+
+/// Whether NCCL can run collsim's NCCL algorithm `name` on the machine `in` describes at all
+/// (CollNet needs a reducing network switch and NCCL_COLLNET_ENABLE, NVLS and NVLS-tree NVLink
+/// SHARP); other names: true.
+bool nccl_can_run(std::string_view name, const NcclModelInputs& in);
 
 /// "protocol=ll128,channels=24" (sorted by name; "" without parameters).
 std::string params_text(const algorithms::RawParams& params);

@@ -24,6 +24,10 @@ namespace collsim::analysis {
 core::OmpiVersion ompi_version_from_name(std::string_view name);
 std::string_view to_string(core::OmpiVersion v);
 
+/// "MPICH", "SimGrid SMPI", "NCCL" or "UCC" for "mpich", "smpi", "nccl", "ucc"; throws
+/// UnknownNameError listing them for anything else.
+std::string library_title(std::string_view library);
+
 /// Whether coll/tuned of `version` has algorithm `id` for `c` (formats.md d.3, from the source
 /// enums: 4.1 as ompi41_algorithm_name; 5.0 adds allgather 7 sparbit. allreduce 7, allgather 8
 /// and reduce 8 exist only on main/6.0, whatever 5.0's documentation lists).
@@ -33,6 +37,13 @@ bool ompi_has_algorithm(core::OmpiVersion version, core::CollectiveKind c, int i
 std::optional<int> ompi_algorithm_id(const algorithms::AlgorithmInfo& algo,
                                      core::OmpiVersion version);
 
+/// "4.0" or "latest"; throws UnknownNameError listing both for anything else.
+core::MpichVersion mpich_version_from_name(std::string_view name);
+
+/// Whether MPICH `version` has MPIR_<Coll>_intra_<name> for `c`: 4.0 as Debian 12's
+/// libmpich12 4.0.2 exports them, latest as algorithms.md 2.2 lists them.
+bool mpich_has_algorithm(core::MpichVersion version, core::CollectiveKind c, std::string_view name);
+
 /// Which algorithms a sweep may choose from.
 struct CandidateFilter {
   /// Names or aliases; empty: every registered algorithm of the collective.
@@ -40,6 +51,13 @@ struct CandidateFilter {
   /// Only algorithms Open MPI `*ompi` implements (an "ompi:<id>" alias valid for that series):
   /// what an Open MPI rules file can name.
   std::optional<core::OmpiVersion> ompi;
+  /// Only algorithms with a "<library>:" alias ("mpich", "smpi", "nccl", "ucc"): what that
+  /// library's tuning file can name. For "nccl", every protocol of an algorithm that has a
+  /// `protocol` parameter is a candidate of its own (the tuner's CSV names one per range).
+  std::optional<std::string> library;
+  /// With library "mpich": only "mpich:" names this MPICH release has (the others are dropped
+  /// from the candidates' aliases, so that writers pick a name MPICH knows).
+  core::MpichVersion mpich = core::MpichVersion::latest;
 };
 
 struct TuneOptions {

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace collsim::core {
@@ -20,6 +21,11 @@ namespace collsim::core {
 /// the "rule-file-version-2" header and the fifth number per rule).
 enum class OmpiVersion : std::uint8_t { v4_1, v5_0 };
 
+/// The MPICH release whose algorithm names a selection file uses: 4.0 (Debian 12's 4.0.2: no
+/// allreduce ring, tree or recexch; barrier "dissemination") or the current one (algorithms.md
+/// 2.2's list, barrier "k_dissemination"). MPICH aborts at MPI_Init on a name it does not know.
+enum class MpichVersion : std::uint8_t { v4_0, latest };
+
 /// One algorithm with fixed parameter values: what a range's winner is.
 struct TuneCandidate {
   std::string algorithm;                     ///< canonical collsim name
@@ -27,8 +33,23 @@ struct TuneCandidate {
   std::optional<int> ompi_id;    ///< Open MPI coll/tuned id (for the table's version), if any
   std::int64_t segment_size = 0; ///< bytes the algorithm segments by; 0: none (rules: SEGSIZE)
   std::int64_t fanout = 0;       ///< chain count of chain algorithms, else 0 (rules: FANINOUT)
+  /// The algorithm's registry aliases ("mpich:ring", "smpi:lr"): its names in the libraries
+  /// the other tuning files are written for.
+  std::vector<std::string> aliases;
   bool operator==(const TuneCandidate&) const = default;
 };
+
+/// The candidate's name in `library` ("mpich", "smpi", "nccl", "ucc"): its first
+/// "<library>:" alias, or nullopt when the library has no such algorithm.
+inline std::optional<std::string> library_name(const TuneCandidate& c, std::string_view library) {
+  for (const std::string& alias : c.aliases) {
+    if (alias.size() > library.size() + 1 && alias.compare(0, library.size(), library) == 0 &&
+        alias[library.size()] == ':') {
+      return alias.substr(library.size() + 1);
+    }
+  }
+  return std::nullopt;
+}
 
 /// "ring", or "segmented_ring segment_size=8192" with the swept parameters.
 inline std::string label(const TuneCandidate& c) {
@@ -72,6 +93,12 @@ struct TuneTable {
   /// Set when the candidates were limited to what this Open MPI series implements: then every
   /// winner has an ompi_id valid for it, and a rules file can be written.
   std::optional<OmpiVersion> ompi;
+  /// Set when the candidates were limited to one library's algorithms ("mpich", "smpi", "nccl",
+  /// "ucc": those with a "<library>:" alias), so that its tuning file can name every winner.
+  std::optional<std::string> library;
+  /// Whose default choice `library_default` and `regret_pct` describe: "Open MPI 4.1" (coll/tuned's
+  /// fixed rules) or, for NCCL's candidates, "NCCL 2.30.7" (its tuning model).
+  std::string default_model = "Open MPI 4.1";
   std::vector<TuneBlock> blocks;    ///< collective-major (in the requested order), then ranks
   std::vector<std::string> skipped; ///< candidate points refused, with the reason
   bool operator==(const TuneTable&) const = default;

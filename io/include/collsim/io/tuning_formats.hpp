@@ -1,7 +1,8 @@
 #pragma once
 // Writers of tuning tables (core::TuneTable, filled by analysis::tune): a table for people, CSV,
-// JSON, and Open MPI coll/tuned's dynamic rules file (formats.md d.4). docs/tuning.md documents
-// every column and field.
+// JSON, Open MPI coll/tuned's dynamic rules file (formats.md d.4), MPICH's selection JSON (e),
+// SimGrid SMPI settings (algorithms.md 2.5), NCCL's example tuner CSV (f.3) and a UCC TUNE
+// string (f.1). docs/tuning.md documents every column and field.
 
 #include "collsim/core/tuning.hpp"
 
@@ -36,5 +37,29 @@ std::string format_tuning_json(const core::TuneTable& table);
 /// read. Throws UsageError when the table was not swept for `version` (table.ompi) or a winner
 /// has no Open MPI id.
 std::string format_ompi_rules(const core::TuneTable& table, core::OmpiVersion version);
+
+/// An MPICH collective selection file (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE, formats.md e):
+/// per tuned collective a comm_size chain (the block of the largest swept count not above the
+/// communicator's size, like coll/tuned) of message-size chains naming MPIR_<Coll>_intra_<name>,
+/// plus a plain fallback for every other collective MPICH looks up, because the file replaces
+/// MPICH's built-in tree as a whole. `version` names the fallbacks (barrier: dissemination in
+/// 4.0, k_dissemination later). Throws UsageError when a winner has no "mpich:" name.
+std::string format_mpich_json(const core::TuneTable& table, core::MpichVersion version);
+
+/// SimGrid SMPI settings, one `--cfg=smpi/<collective>:<name>` line per collective. SMPI runs
+/// one algorithm per collective at every size, so the line names the winner of most swept
+/// points; '#' comments list every range. Throws UsageError when a winner has no "smpi:" name.
+std::string format_smpi_cfg(const core::TuneTable& table);
+
+/// The CSV of NCCL's example tuner plugin (NCCL_TUNER_CONFIG_FILE, formats.md f.3): one row
+/// per range, `collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,
+/// numPipeOps,regBuff`. Throws UsageError for a collective NCCL's tuner does not choose for or
+/// a winner without an "nccl:" name.
+std::string format_nccl_tuner(const core::TuneTable& table);
+
+/// A UCC TL/UCP TUNE string (UCC_TL_UCP_TUNE=..., formats.md f.1): one
+/// `coll:start-end:[team sizes]:@alg` token per range, '#'-separated. Throws UsageError when a
+/// winner has no "ucc:" name.
+std::string format_ucc_tune(const core::TuneTable& table);
 
 } // namespace collsim::io
