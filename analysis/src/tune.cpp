@@ -124,19 +124,11 @@ bool mpich_has_algorithm(core::MpichVersion version, CollectiveKind c, std::stri
 }
 
 std::string library_title(std::string_view library) {
-  if (library == "mpich") {
-    return "MPICH";
+  const std::string_view title = core::tuning_library_title(library);
+  if (title.empty()) {
+    throw core::UnknownNameError("library", library, {"mpich", "smpi", "nccl", "ucc"});
   }
-  if (library == "smpi") {
-    return "SimGrid SMPI";
-  }
-  if (library == "nccl") {
-    return "NCCL";
-  }
-  if (library == "ucc") {
-    return "UCC";
-  }
-  throw core::UnknownNameError("library", library, {"mpich", "smpi", "nccl", "ucc"});
+  return std::string(title);
 }
 
 std::string_view to_string(core::OmpiVersion v) {

@@ -97,16 +97,8 @@ BlockGroups group_blocks(const core::TuneTable& table) {
 }
 
 std::string_view library_title(std::string_view library) {
-  if (library == "mpich") {
-    return "MPICH";
-  }
-  if (library == "smpi") {
-    return "SimGrid SMPI";
-  }
-  if (library == "nccl") {
-    return "NCCL";
-  }
-  return "UCC";
+  const std::string_view title = core::tuning_library_title(library);
+  return title.empty() ? library : title;
 }
 
 /// The winner's name in `library`; UsageError when the library has no such algorithm.

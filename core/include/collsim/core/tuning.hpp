@@ -104,6 +104,24 @@ struct TuneTable {
   bool operator==(const TuneTable&) const = default;
 };
 
+/// How people write a tuning library's name: "MPICH", "SimGrid SMPI", "NCCL", "UCC"; "" for a name
+/// that is none of collsim's tuning libraries ("mpich", "smpi", "nccl", "ucc").
+inline std::string_view tuning_library_title(std::string_view library) {
+  if (library == "mpich") {
+    return "MPICH";
+  }
+  if (library == "smpi") {
+    return "SimGrid SMPI";
+  }
+  if (library == "nccl") {
+    return "NCCL";
+  }
+  if (library == "ucc") {
+    return "UCC";
+  }
+  return {};
+}
+
 /// Open MPI coll/tuned's COLLTYPE id of a collective, as rules files number them (formats.md d.2,
 /// identical in 4.1 and 5.0).
 inline int ompi_colltype(CollectiveKind c) {
