@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "golden.hpp"
+
 namespace {
 
 using collsim::core::Bandwidth;
@@ -25,21 +27,8 @@ std::string golden_path(const std::string& name) {
   return std::string(COLLSIM_TEST_DATA_DIR) + "/io/" + name;
 }
 
-/// Compares `actual` with the golden file, or rewrites the file when COLLSIM_UPDATE_GOLDEN=1.
 void check_golden(const std::string& name, const std::string& actual) {
-  const std::string path = golden_path(name);
-  const char* update = std::getenv("COLLSIM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    WARN("rewrote " << path);
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  INFO("golden file " << path << " (set COLLSIM_UPDATE_GOLDEN=1 to regenerate)");
-  REQUIRE(in.good());
-  std::stringstream expected;
-  expected << in.rdbuf();
-  CHECK(actual == expected.str());
+  collsim::testing::check_golden_file(golden_path(name), actual);
 }
 
 /// A row with hand-set numbers: the writers' goldens must not move when core's metrics do.

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "tuning_golden.hpp"
+#include "golden.hpp"
 
 namespace {
 
@@ -26,7 +26,8 @@ using collsim::core::TuneRange;
 using collsim::core::TuneTable;
 
 void check_golden(const std::string& name, const std::string& actual) {
-  collsim::testing::check_tuning_golden(name, actual);
+  collsim::testing::check_golden_file(std::string(COLLSIM_TEST_DATA_DIR) + "/tuning/" + name,
+                                      actual);
 }
 
 TuneCandidate cand(std::string algorithm, int id, std::int64_t segment = -1,

@@ -1,6 +1,6 @@
 #pragma once
-// Golden files of the tuning-table writers (tests/data/tuning/): compare, or regenerate with
-// COLLSIM_UPDATE_GOLDEN=1 (then review the diff).
+// Golden files of the writer tests (tests/data/io/, tests/data/tuning/): compare, or regenerate
+// with COLLSIM_UPDATE_GOLDEN=1 (then review the diff).
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -10,8 +10,9 @@
 
 namespace collsim::testing {
 
-inline void check_tuning_golden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(COLLSIM_TEST_DATA_DIR) + "/tuning/" + name;
+/// Compares `actual` with the golden file `path`, or rewrites the file when
+/// COLLSIM_UPDATE_GOLDEN=1.
+inline void check_golden_file(const std::string& path, const std::string& actual) {
   const char* update = std::getenv("COLLSIM_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
     std::ofstream(path, std::ios::binary) << actual;
