@@ -138,6 +138,19 @@ std::vector<std::string> fittable_parameters() {
   return out;
 }
 
+double get_parameter(const core::Scenario& scenario, const std::string& path) {
+  // The accessors hand out references for writing; this one only reads through it.
+  return accessor(path, scenario.topology.kind).ref(const_cast<core::Scenario&>(scenario));
+}
+
+FitParameter::Unit parameter_unit(const core::Scenario& scenario, const std::string& path) {
+  return accessor(path, scenario.topology.kind).unit;
+}
+
+void set_parameter(core::Scenario& scenario, const std::string& path, double value) {
+  accessor(path, scenario.topology.kind).ref(scenario) = value;
+}
+
 namespace {
 
 std::vector<std::string> default_link_parameters(const core::TopologySpec& t) {

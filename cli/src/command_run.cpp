@@ -2,6 +2,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "plot_support.hpp"
 
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/io/chrome_trace.hpp"
@@ -9,6 +10,7 @@
 #include "collsim/io/writers.hpp"
 
 #include <fmt/format.h>
+#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -20,7 +22,9 @@ struct OutputOptions {
   std::string format = "table";
   std::string output;
   unsigned threads = 0;
-  int links = -1; ///< most loaded links shown per run; -1: 5 for simgrid studies, else none
+  int links = -1;    ///< most loaded links shown per run; -1: 5 for simgrid studies, else none
+  std::string plots; ///< directory for each study's charts (empty: none)
+  std::string plot_format = "png"; ///< png or svg
 };
 
 void add_output_options(CLI::App* cmd, OutputOptions& o) {
@@ -33,6 +37,12 @@ void add_output_options(CLI::App* cmd, OutputOptions& o) {
                   "Show the N most loaded links of every run (default: 5 with the simgrid "
                   "engine, none with loggp; 0: none)")
       ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--plots", o.plots,
+                  "Also write each study's charts (crossover, bus bandwidth, scaling) into this "
+                  "directory");
+  cmd->add_option("--plot-format", o.plot_format,
+                  "Format of the --plots charts: png, svg or png,svg")
+      ->capture_default_str();
 }
 
 /// How many links to show for a study.
@@ -112,6 +122,9 @@ std::string study_title(std::size_t index, const core::StudySpec& st) {
 void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
                    std::string_view command) {
   const Format format = parse_format(o.format);
+  if (!o.plots.empty()) {
+    check_plots_available(o.plot_format);
+  }
   const algorithms::Registry registry = algorithms::make_default_registry();
   std::vector<core::ResultRow> all_rows;
   std::vector<analysis::CrossoverRange> all_cross;
@@ -146,6 +159,12 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
       text += "#\n# Crossover summary: the fastest algorithm per size range (speedup = runner-up "
               "time / fastest time)\n";
       text += format_crossovers(result.crossovers);
+    }
+    if (!o.plots.empty()) {
+      for (const std::string& file :
+           write_study_plots(scenario, i, result, o.plots, o.plot_format)) {
+        std::cerr << fmt::format("collsim: wrote {}\n", file);
+      }
     }
     all_rows.insert(all_rows.end(), result.rows.begin(), result.rows.end());
     all_cross.insert(all_cross.end(), result.crossovers.begin(), result.crossovers.end());

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/calibrate.hpp"
+#include "collsim/analysis/measured_logs.hpp"
 #include "collsim/analysis/validate.hpp"
 #include "collsim/io/logs.hpp"
 #include "collsim/io/scenario_loader.hpp"
@@ -21,74 +22,15 @@
 namespace collsim::cli {
 namespace {
 
-/// A log's measurement in collsim's conventions, or nothing when collsim has no model for it.
-/// nccl-tests' size column already is S (the whole gathered vector for allgather and friends);
-/// OSU and IMB print one rank's block for allgather, alltoall, gather and scatter, so S is p times
-/// it (formats.md, sections on OSU and IMB semantics).
-std::optional<analysis::MeasuredPoint> to_point(const io::ParsedLog& log,
-                                                const io::Measurement& m) {
-  if (!m.collective || m.time_us <= 0.0) {
-    return std::nullopt;
-  }
-  analysis::MeasuredPoint p;
-  const std::string& benchmark = log.runs.at(m.run).benchmark;
-  // nccl-tests and OSU's NCCL/RCCL family ("# OSU NCCL Allreduce ...") measure NCCL; the rest MPI.
-  p.library = log.format == io::LogFormat::nccl_tests ||
-                      benchmark.find("NCCL") != std::string::npos ||
-                      benchmark.find("RCCL") != std::string::npos
-                  ? analysis::Library::nccl
-                  : analysis::Library::mpi;
-  p.collective = *m.collective;
-  p.element_bytes = m.count > 0 ? static_cast<std::uint32_t>(m.bytes / m.count) : 0;
-  p.mpi_library = log.runs.at(m.run).mpi_version;
-  // Open MPI with HCOLL or UCC enabled on the command line runs their collectives, not coll/tuned.
-  const std::string& command = log.runs.at(m.run).command;
-  for (const char* component : {"hcoll", "ucc"}) {
-    if (command.find(fmt::format("coll_{}_enable 1", component)) != std::string::npos) {
-      p.mpi_library += fmt::format(" (coll/{} enabled)", component);
-    }
-  }
-  p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
-  std::uint64_t bytes = m.bytes;
-  using core::CollectiveKind;
-  const bool per_rank_block =
-      *m.collective == CollectiveKind::allgather || *m.collective == CollectiveKind::alltoall ||
-      *m.collective == CollectiveKind::gather || *m.collective == CollectiveKind::scatter;
-  if (log.format != io::LogFormat::nccl_tests && per_rank_block) {
-    bytes *= p.ranks;
-  }
-  p.bytes = core::Bytes{bytes};
-  p.time = core::Seconds{m.time_us * 1e-6};
-  p.in_place = m.in_place;
-  p.file = m.file;
-  p.line = m.line;
-  return p;
-}
-
 /// The measured points of some logs (warnings on stderr; what collsim cannot model in `ignored`).
 std::vector<analysis::MeasuredPoint> read_points(const std::vector<std::string>& paths,
                                                  std::vector<std::string>& ignored) {
-  std::vector<analysis::MeasuredPoint> points;
-  for (const std::string& path : paths) {
-    const io::ParsedLog log = io::load_log(path);
-    for (const auto& w : log.warnings) {
-      std::cerr << io::format_warning(log, w) << "\n";
-    }
-    // Out-of-place rows where a run has both: in-place ones time the same operation again.
-    for (const io::Measurement& m : log.measurements) {
-      const io::LogInfo& run = log.runs.at(m.run);
-      if (m.in_place && run.out_of_place) {
-        continue;
-      }
-      if (auto p = to_point(log, m)) {
-        points.push_back(std::move(*p));
-      } else {
-        ignored.push_back(
-            fmt::format("{}:{}: {} has no collsim model", m.file, m.line, m.operation));
-      }
-    }
+  analysis::MeasuredLogs logs = analysis::read_measured_logs(paths);
+  for (const std::string& w : logs.warnings) {
+    std::cerr << w << "\n";
   }
-  return points;
+  ignored.insert(ignored.end(), logs.ignored.begin(), logs.ignored.end());
+  return std::move(logs.points);
 }
 
 std::string stats_line(const char* label, const analysis::ErrorStats& s) {

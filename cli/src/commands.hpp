@@ -16,5 +16,7 @@ void add_validate(CLI::App& app);
 void add_explain(CLI::App& app);
 void add_calibrate(CLI::App& app);
 void add_tune(CLI::App& app);
+/// Only in builds with Qt6 Charts (COLLSIM_HAVE_CHARTS).
+void add_plot(CLI::App& app);
 
 } // namespace collsim::cli

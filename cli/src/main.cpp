@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   collsim::cli::add_explain(app);
   collsim::cli::add_calibrate(app);
   collsim::cli::add_tune(app);
+#ifdef COLLSIM_HAVE_CHARTS
+  collsim::cli::add_plot(app);
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,6 +6,7 @@
 #include "collsim/probe/probe_options.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/text.hpp"
 #include "collsim/core/units.hpp"
 
 #include <algorithm>
@@ -19,27 +20,8 @@ namespace {
 
 using core::UsageError;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const auto at = s.find(sep);
-    out.push_back(trim(s.substr(0, at)));
-    if (at == std::string_view::npos) {
-      return out;
-    }
-    s.remove_prefix(at + 1);
-  }
-}
+using core::split_trimmed;
+using core::trim_blanks;
 
 std::uint32_t parse_count(std::string_view option, std::string_view text, std::uint32_t min) {
   std::uint32_t v = 0;
@@ -64,17 +46,18 @@ std::uint64_t parse_size(std::string_view text) {
     throw UsageError("--sizes: sizes start at 1 byte, got 0");
   }
   if (!std::has_single_bit(v)) {
-    throw UsageError(fmt::format("--sizes: '{}' ({} bytes) is not a power of two", trim(text), v));
+    throw UsageError(
+        fmt::format("--sizes: '{}' ({} bytes) is not a power of two", trim_blanks(text), v));
   }
   if (v > kMaxProbeSize) {
-    throw UsageError(
-        fmt::format("--sizes: '{}' is larger than the largest size per rank, 1 GiB", trim(text)));
+    throw UsageError(fmt::format("--sizes: '{}' is larger than the largest size per rank, 1 GiB",
+                                 trim_blanks(text)));
   }
   return v;
 }
 
 void parse_sizes(std::string_view text, ProbeOptions& o) {
-  const std::vector<std::string_view> parts = split(text, ':');
+  const std::vector<std::string_view> parts = split_trimmed(text, ':');
   if (parts.size() > 2 || parts[0].empty() || (parts.size() == 2 && parts[1].empty())) {
     throw UsageError(fmt::format("--sizes: expected MIN:MAX or one SIZE (bytes, or with KiB, MiB, "
                                  "GiB), got '{}'",
@@ -90,7 +73,7 @@ void parse_sizes(std::string_view text, ProbeOptions& o) {
 
 std::vector<core::CollectiveKind> parse_collectives(std::string_view text) {
   std::vector<core::CollectiveKind> out;
-  for (const std::string_view name : split(text, ',')) {
+  for (const std::string_view name : split_trimmed(text, ',')) {
     if (name == "all") {
       out.assign(core::kAllCollectives.begin(), core::kAllCollectives.end());
       return out;
@@ -127,7 +110,7 @@ ProbeDatatype parse_datatype(std::string_view text) {
 
 std::vector<std::string> parse_algorithms(std::string_view text) {
   std::vector<std::string> out;
-  for (const std::string_view a : split(text, ',')) {
+  for (const std::string_view a : split_trimmed(text, ',')) {
     if (a.empty()) {
       throw UsageError(fmt::format("--ompi-algorithm: empty entry in '{}' (expected ids or names "
                                    "such as 1,4 or basic_linear,ring)",

@@ -60,6 +60,13 @@ std::string format_fit_value(FitParameter::Unit unit, double value);
 /// Every path calibration can fit (for messages).
 std::vector<std::string> fittable_parameters();
 
+/// The value of a fittable parameter in the scenario's units (bytes/s, seconds or a factor), and
+/// its unit. UsageError for a path that the scenario's topology kind does not have.
+double get_parameter(const core::Scenario& scenario, const std::string& path);
+FitParameter::Unit parameter_unit(const core::Scenario& scenario, const std::string& path);
+/// Sets a fittable parameter (what-if studies, calibration).
+void set_parameter(core::Scenario& scenario, const std::string& path, double value);
+
 /// Fits the parameters to `fit` and reports errors before and after, also on `holdout` when it
 /// is not empty. UsageError for an unknown parameter path or too few points.
 CalibrationResult calibrate(const core::Scenario& scenario, std::span<const MeasuredPoint> fit,
