@@ -211,6 +211,18 @@ std::vector<core::TuneRange> merge_ranges(const std::vector<TunePoint>& points,
   return out;
 }
 
+CandidateFilter library_candidates(std::string_view library, core::OmpiVersion ompi,
+                                   core::MpichVersion mpich) {
+  CandidateFilter filter;
+  if (library == "ompi") {
+    filter.ompi = ompi;
+  } else if (library != "all") {
+    filter.library = std::string(library);
+    filter.mpich = mpich;
+  }
+  return filter;
+}
+
 std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& registry,
                                                  CollectiveKind collective,
                                                  const TuneOptions& options) {

@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
+#include "collsim/io/csv_field.hpp"
 #include "collsim/io/logs.hpp"
 
 #include <fmt/format.h>
@@ -115,17 +116,7 @@ std::string format_table(const Ingested& in) {
   return out;
 }
 
-/// RFC 4180: quote a field only when it needs it.
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
-    return std::string(s);
-  }
-  std::string out = "\"";
-  for (const char c : s) {
-    out += c == '"' ? "\"\"" : std::string(1, c);
-  }
-  return out + "\"";
-}
+using io::csv_field;
 
 std::string format_csv(const Ingested& in) {
   std::string out = "file,line,run,format,operation,collective,bytes,count,type,redop,root,ranks,"

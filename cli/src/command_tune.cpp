@@ -17,50 +17,6 @@
 namespace collsim::cli {
 namespace {
 
-enum class TuneFormat { table, csv, json, ompi_rules, mpich_json, smpi_cfg, nccl_tuner, ucc_tune };
-
-/// The candidate set a library file needs ("ompi", "mpich", ...), or "all" for the others.
-std::string library_of(TuneFormat f) {
-  switch (f) {
-  case TuneFormat::ompi_rules: return "ompi";
-  case TuneFormat::mpich_json: return "mpich";
-  case TuneFormat::smpi_cfg: return "smpi";
-  case TuneFormat::nccl_tuner: return "nccl";
-  case TuneFormat::ucc_tune: return "ucc";
-  default: return "all";
-  }
-}
-
-TuneFormat parse_tune_format(const std::string& text) {
-  if (text == "table") {
-    return TuneFormat::table;
-  }
-  if (text == "csv") {
-    return TuneFormat::csv;
-  }
-  if (text == "json") {
-    return TuneFormat::json;
-  }
-  if (text == "ompi-rules") {
-    return TuneFormat::ompi_rules;
-  }
-  if (text == "mpich-json") {
-    return TuneFormat::mpich_json;
-  }
-  if (text == "smpi-cfg") {
-    return TuneFormat::smpi_cfg;
-  }
-  if (text == "nccl-tuner") {
-    return TuneFormat::nccl_tuner;
-  }
-  if (text == "ucc-tune") {
-    return TuneFormat::ucc_tune;
-  }
-  throw core::UnknownNameError(
-      "format", text,
-      {"table", "csv", "json", "ompi-rules", "mpich-json", "smpi-cfg", "nccl-tuner", "ucc-tune"});
-}
-
 struct TuneArgs {
   std::string scenario;
   std::vector<std::string> collectives{"allreduce"};
@@ -80,18 +36,19 @@ struct TuneArgs {
 
 void run_tune(const TuneArgs& a) {
   // Every argument is checked before the sweep starts.
-  const TuneFormat format = parse_tune_format(a.format);
+  const io::TuningFormat format = io::tuning_format_from_name(a.format);
+  const std::string library(io::tuning_format_library(format));
   const core::OmpiVersion version = analysis::ompi_version_from_name(a.ompi_version);
   const core::MpichVersion mpich = analysis::mpich_version_from_name(a.mpich_version);
-  const std::string candidates = a.candidates.empty() ? library_of(format) : a.candidates;
+  const std::string candidates = a.candidates.empty() ? library : a.candidates;
   const std::vector<std::string> sets{"all", "ompi", "mpich", "smpi", "nccl", "ucc"};
   if (std::find(sets.begin(), sets.end(), candidates) == sets.end()) {
     throw core::UnknownNameError("candidate set", candidates, sets);
   }
-  if (library_of(format) != "all" && candidates != library_of(format)) {
+  if (library != "all" && candidates != library) {
     throw core::UsageError(fmt::format("--format {} can only name {}'s algorithms: drop "
                                        "--candidates {}",
-                                       a.format, library_of(format), candidates));
+                                       a.format, library, candidates));
   }
   analysis::TuneOptions options;
   options.collectives.clear();
@@ -111,13 +68,8 @@ void run_tune(const TuneArgs& a) {
   options.engine = a.engine;
   options.root = a.root;
   options.threads = a.threads;
+  options.candidates = analysis::library_candidates(candidates, version, mpich);
   options.candidates.algorithms = a.algorithms;
-  if (candidates == "ompi") {
-    options.candidates.ompi = version;
-  } else if (candidates != "all") {
-    options.candidates.library = candidates;
-    options.candidates.mpich = mpich;
-  }
   for (auto p : options.ranks) {
     if (options.root >= p) {
       throw core::UsageError(fmt::format("--root {} does not exist with {} ranks", a.root, p));
@@ -130,21 +82,11 @@ void run_tune(const TuneArgs& a) {
   const algorithms::Registry registry = algorithms::make_default_registry();
   const core::TuneTable table = analysis::tune(scenario, options, registry);
 
-  std::string text;
-  switch (format) {
-  case TuneFormat::table: text = io::format_tuning_table(table); break;
-  case TuneFormat::csv: text = io::format_tuning_csv(table); break;
-  case TuneFormat::json: text = io::format_tuning_json(table); break;
-  case TuneFormat::ompi_rules: text = io::format_ompi_rules(table, version); break;
-  case TuneFormat::mpich_json: text = io::format_mpich_json(table, mpich); break;
-  case TuneFormat::smpi_cfg: text = io::format_smpi_cfg(table); break;
-  case TuneFormat::nccl_tuner: text = io::format_nccl_tuner(table); break;
-  case TuneFormat::ucc_tune: text = io::format_ucc_tune(table); break;
-  }
+  const std::string text = io::format_tuning(table, format, version, mpich);
   emit(text, a.output);
   // A file was written in a machine format: show people the ranges on their terminal too.
   const bool to_file = !a.output.empty() && a.output != "-";
-  if (to_file && format != TuneFormat::table && isatty(STDOUT_FILENO) != 0) {
+  if (to_file && format != io::TuningFormat::table && isatty(STDOUT_FILENO) != 0) {
     emit(io::format_tuning_table(table), "");
   }
 }

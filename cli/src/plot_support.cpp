@@ -12,9 +12,7 @@ namespace collsim::cli {
 
 void check_plots_available(const std::string& format) {
 #ifdef COLLSIM_HAVE_CHARTS
-  if (format != "png" && format != "svg" && format != "png,svg" && format != "svg,png") {
-    throw core::UnknownNameError("plot format", format, {"png", "svg", "png,svg"});
-  }
+  charts::plot_formats(format);
 #else
   (void)format;
   throw core::UsageError("this collsim was built without Qt6 Charts (COLLSIM_BUILD_GUI=OFF): "

@@ -38,35 +38,30 @@ std::uint64_t nearest_power_of_two(std::uint64_t v) {
 }
 
 /// The candidate set and writer of a tuning format.
+/// A format of tuning_formats(): the writer, with the Open MPI or MPICH version it names.
 struct TuneTarget {
-  std::string writer;  ///< table, csv, json, ompi-rules, mpich-json, ...
-  std::string library; ///< "" (all), ompi, mpich, smpi, nccl, ucc
+  io::TuningFormat format = io::TuningFormat::table;
   core::OmpiVersion ompi = core::OmpiVersion::v4_1;
   core::MpichVersion mpich = core::MpichVersion::latest;
 };
 
-TuneTarget tune_target(std::string_view format) {
-  if (format == "table" || format == "csv" || format == "json") {
-    return {std::string(format), "", core::OmpiVersion::v4_1, core::MpichVersion::latest};
+TuneTarget tune_target(std::string_view name) {
+  const std::vector<std::string> names = tuning_formats();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw core::UnknownNameError("tuning format", name, names);
   }
-  if (format == "ompi-rules 4.1" || format == "ompi-rules 5.0") {
-    return {"ompi-rules", "ompi", analysis::ompi_version_from_name(format.substr(11)),
-            core::MpichVersion::latest};
+  const std::size_t space = name.find(' ');
+  TuneTarget t;
+  t.format = io::tuning_format_from_name(name.substr(0, space));
+  if (space != std::string_view::npos) {
+    const std::string_view version = name.substr(space + 1);
+    if (t.format == io::TuningFormat::ompi_rules) {
+      t.ompi = analysis::ompi_version_from_name(version);
+    } else {
+      t.mpich = analysis::mpich_version_from_name(version);
+    }
   }
-  if (format == "mpich-json 4.0" || format == "mpich-json latest") {
-    return {"mpich-json", "mpich", core::OmpiVersion::v4_1,
-            analysis::mpich_version_from_name(format.substr(11))};
-  }
-  if (format == "smpi-cfg") {
-    return {"smpi-cfg", "smpi"};
-  }
-  if (format == "nccl-tuner") {
-    return {"nccl-tuner", "nccl"};
-  }
-  if (format == "ucc-tune") {
-    return {"ucc-tune", "ucc"};
-  }
-  throw core::UnknownNameError("tuning format", format, tuning_formats());
+  return t;
 }
 
 } // namespace
@@ -80,16 +75,15 @@ core::Scenario load_preset(const std::string& name) {
 }
 
 core::Scenario load_scenario_or_preset(const std::string& word) {
+  // io::load_scenario reads a file, or a preset when no file has that name; checked first only
+  // for a message that lists the presets.
   std::error_code ec;
-  if (std::filesystem::exists(word, ec)) {
-    return io::load_scenario(word);
+  if (!std::filesystem::exists(word, ec) && !io::preset_text(word)) {
+    throw core::UsageError(fmt::format("'{}' is neither a scenario file nor a preset; the presets "
+                                       "are: {}",
+                                       word, fmt::join(io::preset_names(), ", ")));
   }
-  if (io::preset_text(word)) {
-    return load_preset(word);
-  }
-  throw core::UsageError(fmt::format("'{}' is neither a scenario file nor a preset; the presets "
-                                     "are: {}",
-                                     word, fmt::join(io::preset_names(), ", ")));
+  return io::load_scenario(word);
 }
 
 StudyControls default_controls(const core::Scenario& scenario,
@@ -317,18 +311,15 @@ std::vector<std::string> tuning_formats() {
 }
 
 std::string tuning_file_suffix(std::string_view format) {
-  const TuneTarget t = tune_target(format);
-  if (t.writer == "csv" || t.writer == "nccl-tuner") {
-    return ".csv";
-  }
-  if (t.writer == "json" || t.writer == "mpich-json") {
-    return ".json";
-  }
-  if (t.writer == "ompi-rules") {
-    return ".rules";
-  }
-  if (t.writer == "smpi-cfg") {
-    return ".cfg";
+  switch (tune_target(format).format) {
+  case io::TuningFormat::csv:
+  case io::TuningFormat::nccl_tuner: return ".csv";
+  case io::TuningFormat::json:
+  case io::TuningFormat::mpich_json: return ".json";
+  case io::TuningFormat::ompi_rules: return ".rules";
+  case io::TuningFormat::smpi_cfg: return ".cfg";
+  case io::TuningFormat::table:
+  case io::TuningFormat::ucc_tune: break;
   }
   return ".txt";
 }
@@ -345,39 +336,14 @@ core::TuneTable compute_tuning(const core::Scenario& scenario, const core::Study
   options.root = study.root;
   options.threads = threads;
   options.progress = progress;
-  if (target.library == "ompi") {
-    options.candidates.ompi = target.ompi;
-  } else if (!target.library.empty()) {
-    options.candidates.library = target.library;
-    options.candidates.mpich = target.mpich;
-  }
+  options.candidates = analysis::library_candidates(io::tuning_format_library(target.format),
+                                                    target.ompi, target.mpich);
   return analysis::tune(scenario, options, registry);
 }
 
 std::string format_tuning(const core::TuneTable& table, std::string_view format) {
   const TuneTarget t = tune_target(format);
-  if (t.writer == "table") {
-    return io::format_tuning_table(table);
-  }
-  if (t.writer == "csv") {
-    return io::format_tuning_csv(table);
-  }
-  if (t.writer == "json") {
-    return io::format_tuning_json(table);
-  }
-  if (t.writer == "ompi-rules") {
-    return io::format_ompi_rules(table, t.ompi);
-  }
-  if (t.writer == "mpich-json") {
-    return io::format_mpich_json(table, t.mpich);
-  }
-  if (t.writer == "smpi-cfg") {
-    return io::format_smpi_cfg(table);
-  }
-  if (t.writer == "nccl-tuner") {
-    return io::format_nccl_tuner(table);
-  }
-  return io::format_ucc_tune(table);
+  return io::format_tuning(table, t.format, t.ompi, t.mpich);
 }
 
 charts::TimelineModel compute_timeline(const core::Scenario& scenario, const core::StudySpec& study,

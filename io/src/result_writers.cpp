@@ -1,6 +1,6 @@
 #include "collsim/io/writers.hpp"
 
-#include "csv_field.hpp"
+#include "collsim/io/csv_field.hpp"
 
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"

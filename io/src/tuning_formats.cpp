@@ -9,11 +9,12 @@
 
 #include "collsim/io/tuning_formats.hpp"
 
-#include "csv_field.hpp"
+#include "collsim/io/csv_field.hpp"
 
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -706,6 +707,53 @@ std::string format_ucc_tune(const core::TuneTable& table) {
   out += notes;
   out += fmt::format("UCC_TL_UCP_TUNE={}\n", fmt::join(tokens, "#"));
   return out;
+}
+
+namespace {
+constexpr std::array<std::string_view, 8> kTuningFormatNames{
+    "table", "csv", "json", "ompi-rules", "mpich-json", "smpi-cfg", "nccl-tuner", "ucc-tune"};
+} // namespace
+
+std::vector<std::string> tuning_format_names() {
+  return {kTuningFormatNames.begin(), kTuningFormatNames.end()};
+}
+
+TuningFormat tuning_format_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < kTuningFormatNames.size(); ++i) {
+    if (kTuningFormatNames[i] == name) {
+      return static_cast<TuningFormat>(i);
+    }
+  }
+  throw core::UnknownNameError("format", name, tuning_format_names());
+}
+
+std::string_view tuning_format_library(TuningFormat format) {
+  switch (format) {
+  case TuningFormat::ompi_rules: return "ompi";
+  case TuningFormat::mpich_json: return "mpich";
+  case TuningFormat::smpi_cfg: return "smpi";
+  case TuningFormat::nccl_tuner: return "nccl";
+  case TuningFormat::ucc_tune: return "ucc";
+  case TuningFormat::table:
+  case TuningFormat::csv:
+  case TuningFormat::json: break;
+  }
+  return "all";
+}
+
+std::string format_tuning(const core::TuneTable& table, TuningFormat format, core::OmpiVersion ompi,
+                          core::MpichVersion mpich) {
+  switch (format) {
+  case TuningFormat::table: return format_tuning_table(table);
+  case TuningFormat::csv: return format_tuning_csv(table);
+  case TuningFormat::json: return format_tuning_json(table);
+  case TuningFormat::ompi_rules: return format_ompi_rules(table, ompi);
+  case TuningFormat::mpich_json: return format_mpich_json(table, mpich);
+  case TuningFormat::smpi_cfg: return format_smpi_cfg(table);
+  case TuningFormat::nccl_tuner: return format_nccl_tuner(table);
+  case TuningFormat::ucc_tune: return format_ucc_tune(table);
+  }
+  throw core::InternalError("format_tuning: unknown format");
 }
 
 } // namespace collsim::io

@@ -5,6 +5,7 @@
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
+#include "collsim/io/csv_field.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <algorithm>
@@ -77,6 +78,21 @@ double busbw_gbps(const core::ResultRow& r) {
   return r.busbw.bytes_per_second / 1e9;
 }
 
+/// A chart against message size at `ranks`: one series per algorithm with y from `value`.
+template <class Value>
+ChartModel size_chart(ChartKind kind, const StudyTables& t, std::uint32_t ranks,
+                      std::string_view default_title, std::string_view what, Axis y, Value value) {
+  ChartModel c;
+  c.kind = kind;
+  c.title = t.title.empty() ? std::string(default_title) : t.title;
+  c.subtitle = fmt::format("{}, {} ranks, engine {}: {}", collective_of(t.rows), ranks,
+                           engine_of(t.rows), what);
+  c.x = {"message size (bytes)", AxisUnit::bytes, true};
+  c.y = std::move(y);
+  c.series = per_algorithm(t.rows, ranks, value);
+  return c;
+}
+
 std::string format_number(double v) {
   if (v == 0.0) {
     return "0";
@@ -109,20 +125,6 @@ std::string unit_name(AxisUnit unit) {
   case AxisUnit::ranks: return "ranks";
   }
   return "";
-}
-
-std::string csv_quote(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) {
-    return s;
-  }
-  std::string out = "\"";
-  for (char c : s) {
-    out += c;
-    if (c == '"') {
-      out += '"';
-    }
-  }
-  return out + "\"";
 }
 
 } // namespace
@@ -176,18 +178,10 @@ StudyTables study_tables(const core::Scenario& scenario, std::size_t index,
 }
 
 ChartModel crossover_chart(const StudyTables& t, std::uint32_t ranks) {
-  if (ranks == 0) {
-    ranks = largest_ranks(t.rows);
-  }
-  ChartModel c;
-  c.kind = ChartKind::crossover;
-  c.title = t.title.empty() ? "Crossover" : t.title;
-  c.subtitle = fmt::format("{}, {} ranks, engine {}: time per call; markers where the fastest "
-                           "algorithm changes",
-                           collective_of(t.rows), ranks, engine_of(t.rows));
-  c.x = {"message size (bytes)", AxisUnit::bytes, true};
-  c.y = {"time (us)", AxisUnit::microseconds, true};
-  c.series = per_algorithm(t.rows, ranks, time_us);
+  ranks = ranks == 0 ? largest_ranks(t.rows) : ranks;
+  ChartModel c = size_chart(ChartKind::crossover, t, ranks, "Crossover",
+                            "time per call; markers where the fastest algorithm changes",
+                            {"time (us)", AxisUnit::microseconds, true}, time_us);
   // A marker at the first size of each range after the first: the new winner's time there.
   const analysis::CrossoverRange* previous = nullptr;
   for (const auto& range : t.crossovers) {
@@ -213,17 +207,10 @@ ChartModel crossover_chart(const StudyTables& t, std::uint32_t ranks) {
 }
 
 ChartModel busbw_chart(const StudyTables& t, std::uint32_t ranks) {
-  if (ranks == 0) {
-    ranks = largest_ranks(t.rows);
-  }
-  ChartModel c;
-  c.kind = ChartKind::busbw;
-  c.title = t.title.empty() ? "Bus bandwidth" : t.title;
-  c.subtitle = fmt::format("{}, {} ranks, engine {}: bus bandwidth as nccl-tests defines it",
-                           collective_of(t.rows), ranks, engine_of(t.rows));
-  c.x = {"message size (bytes)", AxisUnit::bytes, true};
-  c.y = {"bus bandwidth (GB/s)", AxisUnit::gbps, false};
-  c.series = per_algorithm(t.rows, ranks, busbw_gbps);
+  ranks = ranks == 0 ? largest_ranks(t.rows) : ranks;
+  ChartModel c = size_chart(ChartKind::busbw, t, ranks, "Bus bandwidth",
+                            "bus bandwidth as nccl-tests defines it",
+                            {"bus bandwidth (GB/s)", AxisUnit::gbps, false}, busbw_gbps);
   if (t.limit && t.limit->bandwidth.bytes_per_second > 0) {
     c.levels.push_back(
         {fmt::format("limit: {}", t.limit->reason), t.limit->bandwidth.bytes_per_second / 1e9});
@@ -320,14 +307,14 @@ std::string chart_csv(const ChartModel& chart) {
                                 unit_name(chart.x.unit), unit_name(chart.y.unit));
   for (const Series& s : chart.series) {
     for (const Point& p : s.points) {
-      out += fmt::format("{},{},{}\n", csv_quote(s.name), p.x, p.y);
+      out += fmt::format("{},{},{}\n", io::csv_field(s.name), p.x, p.y);
     }
   }
   for (const Marker& m : chart.markers) {
-    out += fmt::format("{},{},{}\n", csv_quote("crossover: " + m.label), m.at.x, m.at.y);
+    out += fmt::format("{},{},{}\n", io::csv_field("crossover: " + m.label), m.at.x, m.at.y);
   }
   for (const Level& l : chart.levels) {
-    out += fmt::format("{},,{}\n", csv_quote(l.name), l.y);
+    out += fmt::format("{},,{}\n", io::csv_field(l.name), l.y);
   }
   return out;
 }

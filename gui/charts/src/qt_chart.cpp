@@ -4,6 +4,8 @@
 
 #include "collsim/charts/qt_chart.hpp"
 
+#include "svg_file.hpp"
+
 #include <QCategoryAxis>
 #include <QFile>
 #include <QGraphicsLayout>
@@ -12,7 +14,6 @@
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QScatterSeries>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
@@ -295,31 +296,14 @@ void ChartView::set_model(ChartModel model) {
 }
 
 bool ChartView::export_image(const QString& path, QString* error) {
-  const QSize size = this->size();
-  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(size);
-    svg.setViewBox(QRect(QPoint(0, 0), size));
-    svg.setTitle(QString::fromStdString(model_.title));
-    QPainter painter;
-    if (!painter.begin(&svg)) {
-      if (error != nullptr) {
-        *error = QString("cannot write '%1'").arg(path);
-      }
-      return false;
-    }
-    render(&painter);
-    painter.end();
-    return true;
+  const bool ok = path.endsWith(".svg", Qt::CaseInsensitive)
+                      ? detail::write_svg(path, size(), QString::fromStdString(model_.title),
+                                          [this](QPainter& painter) { render(&painter); })
+                      : grab().save(path, "PNG");
+  if (!ok && error != nullptr) {
+    *error = QString("cannot write '%1'").arg(path);
   }
-  if (!grab().save(path, "PNG")) {
-    if (error != nullptr) {
-      *error = QString("cannot write '%1'").arg(path);
-    }
-    return false;
-  }
-  return true;
+  return ok;
 }
 
 bool ChartView::export_csv(const QString& path, QString* error) {

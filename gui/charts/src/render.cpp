@@ -60,6 +60,21 @@ void check_size(ImageSize size) {
   }
 }
 
+/// Draws `model` in a View of `size` offscreen and writes it to `path` (PNG or SVG).
+template <class View, class Model>
+void save_view(const Model& model, const std::string& path, ImageSize size) {
+  check_image_path(path);
+  check_size(size);
+  ensure_application();
+  View view;
+  view.resize(size.width, size.height);
+  view.set_model(model);
+  QString error;
+  if (!view.export_image(QString::fromStdString(path), &error)) {
+    throw core::UsageError(error.toStdString());
+  }
+}
+
 } // namespace
 
 ChartFile chart_file_of(const std::string& path) {
@@ -77,30 +92,26 @@ ChartFile chart_file_of(const std::string& path) {
 }
 
 void save_chart(const ChartModel& chart, const std::string& path, ImageSize size) {
-  check_image_path(path);
-  check_size(size);
-  ensure_application();
-  ChartView view;
-  view.resize(size.width, size.height);
-  view.set_model(chart);
-  QString error;
-  if (!view.export_image(QString::fromStdString(path), &error)) {
-    throw core::UsageError(error.toStdString());
-  }
+  save_view<ChartView>(chart, path, size);
 }
 
-std::vector<std::string> save_study_charts(const StudyTables& tables, std::size_t index,
-                                           const std::string& dir, const std::string& format,
-                                           ImageSize size) {
+std::vector<std::string> plot_formats(const std::string& format) {
   std::vector<std::string> formats;
   for (std::size_t start = 0; start <= format.size();) {
     const std::size_t comma = std::min(format.find(',', start), format.size());
     formats.push_back(format.substr(start, comma - start));
     if (formats.back() != "png" && formats.back() != "svg") {
-      throw core::UnknownNameError("plot format", formats.back(), {"png", "svg"});
+      throw core::UnknownNameError("plot format", formats.back(), {"png", "svg", "png,svg"});
     }
     start = comma + 1;
   }
+  return formats;
+}
+
+std::vector<std::string> save_study_charts(const StudyTables& tables, std::size_t index,
+                                           const std::string& dir, const std::string& format,
+                                           ImageSize size) {
+  const std::vector<std::string> formats = plot_formats(format);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -128,16 +139,7 @@ std::vector<std::string> save_study_charts(const StudyTables& tables, std::size_
 }
 
 void save_timeline(const TimelineModel& timeline, const std::string& path, ImageSize size) {
-  check_image_path(path);
-  check_size(size);
-  ensure_application();
-  TimelineView view;
-  view.resize(size.width, size.height);
-  view.set_model(timeline);
-  QString error;
-  if (!view.export_image(QString::fromStdString(path), &error)) {
-    throw core::UsageError(error.toStdString());
-  }
+  save_view<TimelineView>(timeline, path, size);
 }
 
 } // namespace collsim::charts

@@ -4,10 +4,11 @@
 
 #include "collsim/charts/qt_chart.hpp"
 
+#include "svg_file.hpp"
+
 #include <QEvent>
 #include <QHelpEvent>
 #include <QPainter>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <algorithm>
 #include <array>
@@ -163,15 +164,8 @@ bool TimelineView::export_image(const QString& path, QString* error) {
   const QRect area(QPoint(0, 0), size());
   bool ok = false;
   if (path.endsWith(".svg", Qt::CaseInsensitive)) {
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(area.size());
-    svg.setViewBox(area);
-    QPainter painter;
-    if (painter.begin(&svg)) {
-      paint_to(painter, area);
-      ok = painter.end();
-    }
+    ok = detail::write_svg(path, area.size(), QString::fromStdString(model_.title),
+                           [&](QPainter& painter) { paint_to(painter, area); });
   } else {
     QImage image(area.size(), QImage::Format_ARGB32);
     {

@@ -60,6 +60,11 @@ struct CandidateFilter {
   core::MpichVersion mpich = core::MpichVersion::latest;
 };
 
+/// The candidates a library's tuning file can name: "all" (no restriction), "ompi" (Open MPI
+/// `ompi`'s), or "mpich" (of MPICH `mpich`), "smpi", "nccl", "ucc".
+CandidateFilter library_candidates(std::string_view library, core::OmpiVersion ompi,
+                                   core::MpichVersion mpich);
+
 struct TuneOptions {
   std::vector<core::CollectiveKind> collectives{core::CollectiveKind::allreduce};
   std::vector<std::uint32_t> ranks{8};

@@ -8,8 +8,32 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace collsim::io {
+
+/// The formats `collsim tune --format` writes (and collsim-gui exports).
+enum class TuningFormat : std::uint8_t {
+  table,
+  csv,
+  json,
+  ompi_rules,
+  mpich_json,
+  smpi_cfg,
+  nccl_tuner,
+  ucc_tune
+};
+/// "table", "csv", "json", "ompi-rules", "mpich-json", "smpi-cfg", "nccl-tuner", "ucc-tune".
+std::vector<std::string> tuning_format_names();
+/// The format of that name; UnknownNameError ("format") listing them otherwise.
+TuningFormat tuning_format_from_name(std::string_view name);
+/// The library whose algorithms a format names ("ompi", "mpich", "smpi", "nccl", "ucc"), or
+/// "all" for table, csv and json.
+std::string_view tuning_format_library(TuningFormat format);
+/// The table in `format` (the versions matter to ompi-rules and mpich-json only).
+std::string format_tuning(const core::TuneTable& table, TuningFormat format, core::OmpiVersion ompi,
+                          core::MpichVersion mpich);
 
 /// The message size coll/tuned's dynamic rules compare for a call of `collective` whose buffer
 /// is S bytes (collsim's and nccl-tests' convention): coll_tuned_decision_dynamic.c computes

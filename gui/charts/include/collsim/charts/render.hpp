@@ -25,6 +25,10 @@ ChartFile chart_file_of(const std::string& path);
 /// offscreen platform when the process has none (QT_QPA_PLATFORM, when set, is respected).
 void save_chart(const ChartModel& chart, const std::string& path, ImageSize size = {});
 
+/// The image formats of a `--plot-format` value: "png", "svg", or a comma list of them;
+/// UnknownNameError for anything else.
+std::vector<std::string> plot_formats(const std::string& format);
+
 /// Writes the charts of one study into `dir` (created if missing) as `study<N>-crossover`,
 /// `study<N>-busbw` and, when the study has more than one rank count, `study<N>-scaling`, with the
 /// extension of `format` ("png", "svg", or both: "png,svg"). Returns the paths written.

@@ -1,5 +1,6 @@
 #pragma once
-// Internal to io: CSV field quoting shared by the result and tuning-table writers.
+// CSV field quoting shared by every CSV collsim writes (results, tuning tables, ingested logs,
+// chart data).
 
 #include <string>
 #include <string_view>
