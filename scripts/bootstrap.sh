@@ -50,7 +50,10 @@ if ((${#missing[@]} > 0)); then
 fi
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  # ccache, where the machine has it, makes a rebuild in a fresh clone cheap; it is not required.
+  launcher=()
+  if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
 fi
 cmake --build "$build" -j "$jobs"
 
