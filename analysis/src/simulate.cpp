@@ -1,6 +1,8 @@
 #include "collsim/analysis/simulate.hpp"
 
+#include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/engines/analytic.hpp"
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
@@ -17,40 +19,123 @@
 
 namespace collsim::analysis {
 
+namespace {
+
+/// The engines, in the order `collsim sim --help` lists them. An immutable table (no mutable
+/// state): engines are looked up here, never by comparing names at call sites.
+const std::vector<EngineEntry>& engine_table() {
+  static const std::vector<EngineEntry> table{
+      {"loggp", "discrete-event LogGP per route, no contention", true,
+       [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
+          const EngineChoice&) { return engines::LogGPEngine().run(s, t, o); }},
+      {"analytic", "closed-form alpha-beta-gamma cost of the algorithm", false, {}},
+      {"simgrid", "flow-level max-min bandwidth sharing on SimGrid", true,
+       [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
+          const EngineChoice& e) { return engines::SimgridEngine(e.simgrid).run(s, t, o); }},
+  };
+  return table;
+}
+
+/// The library stacks (stacks::default_stacks), built once; immutable.
+const stacks::Registry& stack_registry() {
+  static const stacks::Registry registry = stacks::default_stacks();
+  return registry;
+}
+
+} // namespace
+
 std::vector<std::string> engine_names() {
-  return {"loggp", "analytic", "simgrid"};
+  std::vector<std::string> out;
+  for (const EngineEntry& e : engine_table()) {
+    out.push_back(e.name);
+  }
+  return out;
+}
+
+const EngineEntry& find_engine(std::string_view engine) {
+  for (const EngineEntry& e : engine_table()) {
+    if (e.name == engine) {
+      return e;
+    }
+  }
+  throw core::UnknownNameError("engine", engine, engine_names());
 }
 
 void check_engine(std::string_view engine) {
-  const auto names = engine_names();
-  if (std::find(names.begin(), names.end(), engine) == names.end()) {
-    throw core::UnknownNameError("engine", engine, names);
-  }
+  (void)find_engine(engine);
 }
 
-void apply_nccl(core::Schedule& schedule, const core::NcclSpec& nccl) {
-  core::Protocol p = schedule.header().protocol;
-  const core::NcclProtocolSpec* spec = p.name == "LL"       ? &nccl.ll
-                                       : p.name == "LL128"  ? &nccl.ll128
-                                       : p.name == "Simple" ? &nccl.simple
-                                                            : nullptr;
-  if (spec == nullptr) {
-    return;
+const stacks::Stack& stack_for(const algorithms::AlgorithmInfo& algo) {
+  return stack_registry().stack_for(algo);
+}
+
+const stacks::Registry& stacks() {
+  return stack_registry();
+}
+
+algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
+                                        algorithms::Request request, const EngineChoice& engine,
+                                        std::string* chosen) {
+  const std::optional<algorithms::nccl::Algo> a = stacks::nccl_algo_of(algo);
+  if (!a || request.topology == nullptr || request.ranks < 2 ||
+      request.topology->rank_count() < request.ranks) {
+    return request;
   }
-  p.launch = p.launch + nccl.call_overhead;
-  p.message_latency = core::Seconds{p.message_latency.value * spec->latency_factor};
-  p.inter_node_latency = core::Seconds{p.inter_node_latency.value * spec->latency_factor};
-  p.efficiency *= spec->efficiency_factor;
-  schedule.set_protocol(std::move(p));
+  const auto spec = [&](std::string_view name) -> const algorithms::ParamSpec* {
+    const auto it = std::find_if(algo.params.begin(), algo.params.end(),
+                                 [&](const algorithms::ParamSpec& p) { return p.name == name; });
+    return it == algo.params.end() ? nullptr : &*it;
+  };
+  const algorithms::ParamSpec* proto = spec("protocol");
+  const algorithms::ParamSpec* channels = spec("channels");
+  const bool fill_proto = proto != nullptr && !request.params.contains("protocol");
+  const bool fill_channels = channels != nullptr && !request.params.contains("channels");
+  if (!fill_proto && !fill_channels) {
+    return request;
+  }
+  NcclModelInputs in = engine.topology
+                           ? nccl_inputs(*engine.topology, engine.nccl, *request.topology,
+                                         request.ranks)
+                           : nccl_inputs(*request.topology, request.ranks);
+  if (!engine.topology) {
+    apply_nccl_env(in, parse_nccl_env(engine.nccl));
+  }
+  std::optional<algorithms::nccl::Proto> pinned;
+  if (!fill_proto && proto != nullptr) {
+    pinned = static_cast<algorithms::nccl::Proto>(request.params.at("protocol"));
+  }
+  const auto choice =
+      nccl_algorithm_choice(request.collective, request.ranks, request.bytes, in, *a, pinned);
+  if (!choice || !choice->modelled) {
+    return request;
+  }
+  std::vector<std::string> shown;
+  if (fill_channels) {
+    const auto nc = std::clamp<std::int64_t>(choice->channels, channels->min, channels->max);
+    request.params["channels"] = nc;
+    shown.push_back(fmt::format("channels={}", nc));
+  }
+  if (fill_proto) {
+    const auto index = static_cast<std::int64_t>(choice->proto);
+    if (index < static_cast<std::int64_t>(proto->choices.size())) {
+      request.params["protocol"] = index;
+      shown.push_back("protocol=" + proto->choices[static_cast<std::size_t>(index)]);
+    }
+  }
+  if (chosen != nullptr) {
+    *chosen = fmt::format("{}", fmt::join(shown, ","));
+  }
+  return request;
 }
 
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
-                         const EngineChoice& engine, const algorithms::Request& request,
-                         core::RunResult* run, const core::RunOptions& options) {
-  check_engine(engine.name);
+                         const EngineChoice& engine, const algorithms::Request& request_in, core::RunResult* run, const core::RunOptions& options) {
+  const EngineEntry& entry = find_engine(engine.name);
+  std::string chosen;
+  const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
   core::Seconds time;
-  if (engine.name == "analytic") {
+  if (!entry.messages) {
     const auto cost = registry.cost(algo, request);
     if (!cost) {
       throw core::UsageError(
@@ -64,21 +149,19 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       run->time = time;
     }
   } else {
-    core::Schedule schedule = registry.generate(algo, request);
-    apply_nccl(schedule, engine.nccl);
-    core::RunResult result;
-    if (engine.name == "simgrid") {
-      result = engines::SimgridEngine(engine.simgrid).run(schedule, topology, options);
-    } else {
-      result = engines::LogGPEngine().run(schedule, topology, options);
-    }
+    const core::Schedule schedule = stacks::lower(stack_registry(), registry.generate(algo, request),
+                                                  {topology, engine.nccl, algo,
+                                                   engine.topology ? &*engine.topology : nullptr});
+    core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
       *run = std::move(result);
     }
   }
-  return core::make_result_row(request.collective, algo.name, engine.name, request.ranks,
-                               request.bytes, time, request.root);
+  core::ResultRow row = core::make_result_row(request.collective, algo.name, engine.name,
+                                              request.ranks, request.bytes, time, request.root);
+  row.params = std::move(chosen);
+  return row;
 }
 
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
@@ -112,6 +195,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     }
     throw core::ScenarioError(study.engine_pos, prefix + "engine", e.what());
   }
+  (void)parse_nccl_env(scenario.nccl); // a bad NCCL variable fails before any work, at its place
   std::map<std::uint32_t, core::Topology> topologies;
   for (std::uint32_t p : study.ranks) {
     try {
@@ -198,7 +282,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
               fmt::format("{} at {} ranks, {} bytes: {}", a->name, p, n.value, why));
           continue;
         }
-        if (study.engine == "analytic" && !registry.cost(*a, probe)) {
+        if (!find_engine(study.engine).messages && !registry.cost(*a, probe)) {
           out.skipped.push_back(
               fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name, p, n.value));
           continue;
@@ -209,7 +293,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   }
 
   out.rows.resize(points.size());
-  const bool keep_loads = link_loads && study.engine != "analytic";
+  const bool keep_loads = link_loads && find_engine(study.engine).messages;
   if (keep_loads) {
     out.link_loads.resize(points.size());
   }
@@ -265,7 +349,7 @@ std::vector<LinkReport> link_reports(const core::Topology& topology,
 
 PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
                    const algorithms::Registry& registry, const core::RunOptions& options) {
-  if (study.engine == "analytic") {
+  if (!find_engine(study.engine).messages) {
     throw core::UsageError("the analytic engine has no timeline: use --engine loggp or simgrid");
   }
   if (study.algorithms.empty() || study.ranks.empty() || study.sizes.empty()) {
@@ -291,15 +375,16 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   req.root = one.root;
   req.params = algorithms::resolve_params(algo, one.params);
   req.topology = &out.topology;
-  out.schedule = registry.generate(algo, req);
-  apply_nccl(out.schedule, scenario.nccl);
-  if (one.engine == "simgrid") {
-    out.result = engines::SimgridEngine(scenario.simgrid).run(out.schedule, out.topology, options);
-  } else {
-    out.result = engines::LogGPEngine().run(out.schedule, out.topology, options);
-  }
+  const EngineChoice engine(one.engine, scenario);
+  std::string chosen;
+  req = with_library_params(algo, req, engine, &chosen);
+  out.schedule =
+      stacks::lower(stack_registry(), registry.generate(algo, req), {out.topology, scenario.nccl, algo,
+                                   &scenario.topology});
+  out.result = find_engine(one.engine).run(out.schedule, out.topology, options, engine);
   out.row = core::make_result_row(req.collective, algo.name, one.engine, req.ranks, req.bytes,
                                   out.result.time, req.root);
+  out.row.params = std::move(chosen);
   return out;
 }
 

@@ -353,7 +353,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   std::map<std::uint32_t, NcclModelInputs> nccl_in;
   if (nccl) {
     for (std::uint32_t p : ranks) {
-      nccl_in.emplace(p, nccl_inputs(scenario.topology, topologies.at(p), p));
+      nccl_in.emplace(p, nccl_inputs(scenario.topology, scenario.nccl, topologies.at(p), p));
     }
   }
 

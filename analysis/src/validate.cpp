@@ -41,7 +41,7 @@ struct Candidate {
 };
 
 /// The measuring library's own choice for the point, where collsim models that library.
-std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core::TopologySpec& spec,
+std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core::Scenario& scenario,
                                              const core::Topology& topology,
                                              const algorithms::Registry& registry) {
   if (p.library == Library::mpi) {
@@ -63,7 +63,7 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core:
   }
   if (p.library == Library::nccl) {
     return nccl_library_choice(p.collective, p.ranks, p.bytes,
-                               nccl_inputs(spec, topology, p.ranks));
+                               nccl_inputs(scenario.topology, scenario.nccl, topology, p.ranks));
   }
   return std::nullopt;
 }
@@ -82,6 +82,17 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   return {stats(all), stats(small), stats(large)};
 }
 
+ValidationSummary summarize_library(const std::vector<ValidationRow>& rows) {
+  std::vector<ValidationRow> own;
+  for (const ValidationRow& r : rows) {
+    if (r.library_estimate_us >= 0.0) {
+      own.push_back(r);
+      own.back().error_pct = r.library_error_pct;
+    }
+  }
+  return summarize(own);
+}
+
 bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo) {
   return std::any_of(algo.aliases.begin(), algo.aliases.end(),
                      [](const std::string& a) { return a.starts_with("nccl:"); });
@@ -92,6 +103,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   check_engine(options.engine.name);
   EngineChoice engine = options.engine;
   engine.nccl = scenario.nccl;
+  engine.topology = scenario.topology;
   const bool fastest = options.algorithm == "fastest";
   const bool automatic = options.algorithm == "auto" || fastest;
   // A named algorithm must exist for at least one measured collective (a typo fails at once).
@@ -138,7 +150,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     std::vector<Candidate> candidates;
     std::string chosen_by = "named";
     const std::optional<LibraryChoice> library =
-        automatic && !fastest ? library_default(p, scenario.topology, *topo, registry)
+        automatic && !fastest ? library_default(p, scenario, *topo, registry)
                               : std::nullopt;
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
@@ -183,6 +195,14 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       return;
     }
     best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
+    if (p.library == Library::nccl) {
+      const auto own = nccl_default(p.collective, p.ranks, p.bytes,
+                                    nccl_inputs(scenario.topology, scenario.nccl, *topo, p.ranks));
+      if (own && own->modelled && own->time_us > 0.0) {
+        best->library_estimate_us = own->time_us;
+        best->library_error_pct = 100.0 * (own->time_us * 1e-6 - p.time.value) / p.time.value;
+      }
+    }
     out[i] = std::move(best);
   });
   ValidationResult result;
@@ -194,6 +214,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     }
   }
   result.summary = summarize(result.rows);
+  result.library = summarize_library(result.rows);
   return result;
 }
 

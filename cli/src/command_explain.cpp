@@ -15,6 +15,7 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/validate.hpp"
@@ -108,17 +109,9 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-/// The NCCL algorithm a collsim algorithm simulates: its alias "nccl:ring", "nccl:nvlstree", ... is
-/// ncclAlgoStr in lower case.
+/// The NCCL algorithm a collsim algorithm simulates (the NCCL stack's reading of its alias).
 std::optional<Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo) {
-  for (const Algo a : {Algo::tree, Algo::ring, Algo::collnet_direct, Algo::collnet_chain,
-                       Algo::nvls, Algo::nvls_tree, Algo::pat}) {
-    const std::string alias = "nccl:" + lower(algorithms::nccl::algo_name(a));
-    if (std::find(algo.aliases.begin(), algo.aliases.end(), alias) != algo.aliases.end()) {
-      return a;
-    }
-  }
-  return std::nullopt;
+  return stacks::nccl_algo_of(algo);
 }
 
 /// NCCL's cost-table time for a collsim NCCL algorithm and its protocol parameter (none: Simple),
@@ -183,7 +176,7 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
     }
     return *choice;
   }
-  out.inputs = analysis::nccl_inputs(scenario.topology, topo, call.ranks);
+  out.inputs = analysis::nccl_inputs(scenario.topology, scenario.nccl, topo, call.ranks);
   out.nccl = analysis::nccl_default(call.collective, call.ranks, call.bytes, *out.inputs);
   if (!out.nccl) {
     throw core::UsageError(

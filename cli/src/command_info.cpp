@@ -3,6 +3,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
+#include "collsim/analysis/simulate.hpp"
 #include "collsim/core/verify.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
@@ -160,6 +161,41 @@ void add_algorithms(CLI::App& app) {
       throw core::UsageError("--format: 'algorithms' prints table, json or markdown");
     }
     emit(f == Format::json ? algorithms_json(list) : algorithms_table(list), "");
+  });
+}
+
+void add_stacks(CLI::App& app) {
+  auto* cmd = app.add_subcommand("stacks", "List the library stacks (how NCCL, MPI, ... move a "
+                                           "schedule), their sources and the algorithms each runs");
+  auto format = std::make_shared<std::string>("table");
+  cmd->add_option("--format", *format, "table or json")->capture_default_str();
+  cmd->callback([format] {
+    const Format f = parse_format(*format);
+    if (f == Format::csv) {
+      throw core::UsageError("--format: 'stacks' prints table or json");
+    }
+    const auto registry = algorithms::make_default_registry();
+    const stacks::Registry& stacks = analysis::stacks();
+    nlohmann::json arr = nlohmann::json::array();
+    std::string out;
+    for (const auto& stack : stacks.all()) {
+      std::vector<std::string> runs;
+      for (const auto* a : registry.list()) {
+        if (&stacks.stack_for(*a) == stack.get()) {
+          runs.push_back(fmt::format("{}:{}", core::to_string(a->collective), a->name));
+        }
+      }
+      const stacks::StackInfo& info = stack->info();
+      arr.push_back({{"name", info.name},
+                     {"summary", info.summary},
+                     {"source", info.source},
+                     {"algorithms", runs}});
+      out += fmt::format("{}\n  {}\n  source:     {}\n  algorithms: {} ({})\n", info.name,
+                         info.summary, info.source, runs.size(),
+                         runs.size() > 12 ? "every algorithm no other stack runs"
+                                          : fmt::format("{}", fmt::join(runs, ", ")));
+    }
+    emit(f == Format::json ? arr.dump(2) + "\n" : out, "");
   });
 }
 

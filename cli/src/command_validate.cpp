@@ -103,10 +103,20 @@ void add_validate(CLI::App& app) {
                         {"error_pct", row.error_pct},
                         {"file", row.measured.file},
                         {"line", row.measured.line}});
+        if (row.library_estimate_us >= 0.0) {
+          rows.back()["library_estimate_us"] = row.library_estimate_us;
+          rows.back()["library_error_pct"] = row.library_error_pct;
+        }
       }
       nlohmann::json summary = stats_json(r.summary.all);
       summary["below_1MiB"] = stats_json(r.summary.below_1MiB);
       summary["from_1MiB"] = stats_json(r.summary.from_1MiB);
+      if (r.library.all.points > 0) {
+        nlohmann::json own = stats_json(r.library.all);
+        own["below_1MiB"] = stats_json(r.library.below_1MiB);
+        own["from_1MiB"] = stats_json(r.library.from_1MiB);
+        summary["library_estimate"] = own;
+      }
       text = nlohmann::json{{"scenario", scenario.name}, {"engine", a->engine},
                             {"algorithm", a->algorithm}, {"rows", rows},
                             {"summary", summary},        {"skipped", ignored}}
@@ -135,6 +145,12 @@ void add_validate(CLI::App& app) {
       text += stats_line("all sizes", r.summary.all);
       text += stats_line("below 1 MiB", r.summary.below_1MiB);
       text += stats_line("1 MiB and above", r.summary.from_1MiB);
+      if (r.library.all.points > 0) {
+        text += "# the library's own estimate (NCCL's cost model) on the same rows:\n";
+        text += stats_line("all sizes", r.library.all);
+        text += stats_line("below 1 MiB", r.library.below_1MiB);
+        text += stats_line("1 MiB and above", r.library.from_1MiB);
+      }
       for (const auto& s : ignored) {
         text += fmt::format("# skipped: {}\n", s);
       }

@@ -8,6 +8,7 @@ namespace collsim::cli {
 void add_run(CLI::App& app);
 void add_sim(CLI::App& app);
 void add_algorithms(CLI::App& app);
+void add_stacks(CLI::App& app);
 void add_schedule(CLI::App& app);
 void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);

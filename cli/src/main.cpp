@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_run(app);
   collsim::cli::add_sim(app);
   collsim::cli::add_algorithms(app);
+  collsim::cli::add_stacks(app);
   collsim::cli::add_schedule(app);
   collsim::cli::add_verify(app);
   collsim::cli::add_topology(app);

@@ -20,7 +20,10 @@
 // Optional header lines after `buffers`: `agents NAME...` (in-network switches, by device name,
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
-// inter_node_latency=S` (seconds; NCCL's LL/LL128/Simple).
+// inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
+// [inter_node_efficiency=E]` (seconds,
+// bytes per second; NCCL's LL/LL128/Simple; the optional fields are core::Protocol's
+// port_per_link, stream_bandwidth, intra_node_efficiency and inter_node_efficiency).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
@@ -57,9 +60,21 @@ std::string print_schedule(const Schedule& s) {
   if (!(h.protocol == Protocol{})) {
     const Protocol& pr = h.protocol;
     fmt::format_to(it,
-                   "protocol {} efficiency={} launch={} message_latency={} inter_node_latency={}\n",
+                   "protocol {} efficiency={} launch={} message_latency={} inter_node_latency={}",
                    pr.name.empty() ? "-" : pr.name, pr.efficiency, pr.launch.value,
                    pr.message_latency.value, pr.inter_node_latency.value);
+    // Appended only when set, so that earlier schedule files read as before.
+    fmt::format_to(it, "{}", pr.port_per_link ? " ports=per_link" : "");
+    if (pr.stream_bandwidth.bytes_per_second > 0.0) {
+      fmt::format_to(it, " stream_bandwidth={}", pr.stream_bandwidth.bytes_per_second);
+    }
+    if (pr.intra_node_efficiency != 1.0) {
+      fmt::format_to(it, " intra_node_efficiency={}", pr.intra_node_efficiency);
+    }
+    if (pr.inter_node_efficiency != 1.0) {
+      fmt::format_to(it, " inter_node_efficiency={}", pr.inter_node_efficiency);
+    }
+    fmt::format_to(it, "\n");
   }
   for (Rank r = 0; r < s.participants(); ++r) {
     fmt::format_to(it, "{} {} {{\n", r < s.ranks() ? "rank" : "agent", r);
@@ -172,6 +187,31 @@ public:
       expect_literal("inter_node_latency=");
       h.protocol.inter_node_latency =
           Seconds{read_double("the inter-node per-message latency in seconds")};
+      if (!at_line_end() && peek_char() == 'p') {
+        expect_literal("ports=per_link");
+        h.protocol.port_per_link = true;
+      }
+      if (!at_line_end() && peek_char() == 's') {
+        expect_literal("stream_bandwidth=");
+        h.protocol.stream_bandwidth = Bandwidth{read_double("bytes per second")};
+        if (!(h.protocol.stream_bandwidth.bytes_per_second > 0.0)) {
+          fail("stream_bandwidth must be positive");
+        }
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("intra")) {
+        expect_literal("intra_node_efficiency=");
+        h.protocol.intra_node_efficiency = read_double("the intra-node payload efficiency");
+        if (!(h.protocol.intra_node_efficiency > 0.0 && h.protocol.intra_node_efficiency <= 1.0)) {
+          fail("intra_node_efficiency must be in (0, 1]");
+        }
+      }
+      if (!at_line_end() && peek_char() == 'i') {
+        expect_literal("inter_node_efficiency=");
+        h.protocol.inter_node_efficiency = read_double("the inter-node payload efficiency");
+        if (!(h.protocol.inter_node_efficiency > 0.0 && h.protocol.inter_node_efficiency <= 1.0)) {
+          fail("inter_node_efficiency must be in (0, 1]");
+        }
+      }
       end_line();
     }
 

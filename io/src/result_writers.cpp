@@ -41,6 +41,17 @@ auto group_key(const core::ResultRow& r) {
   return std::tie(r.collective, r.algorithm, r.engine, r.ranks);
 }
 
+/// Whether any row ran with parameters a library chose (core::ResultRow::params): then the
+/// table, CSV and JSON show them.
+bool any_params(std::span<const core::ResultRow> rows) {
+  for (const auto& r : rows) {
+    if (!r.params.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 std::string format_table(std::span<const core::ResultRow> rows) {
@@ -50,7 +61,9 @@ std::string format_table(std::span<const core::ResultRow> rows) {
   out += "# collsim results: time of the last rank to finish; algbw = size / time, busbw = algbw x "
          "the collective's nccl-tests factor\n";
   out += "#\n";
-  out += "#       size         count      type   redop    root     time   algbw   busbw\n";
+  const bool params = any_params(rows);
+  out += "#       size         count      type   redop    root     time   algbw   busbw";
+  out += params ? "  params (the library's choice)\n" : "\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
 
   // Group in order of first appearance, keeping each group's rows in their given order: callers
@@ -71,23 +84,27 @@ std::string format_table(std::span<const core::ResultRow> rows) {
       }
       done[i] = true;
       const core::ResultRow& r = rows[i];
-      out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}\n", r.bytes.value,
+      out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}", r.bytes.value,
                          r.count, r.type, redop(r), printed_root(r), fit(r.time.us(), 7),
                          fit(r.algbw.gbps(), 6), fit(r.busbw.gbps(), 6));
+      out += r.params.empty() ? "\n" : fmt::format("  {}\n", r.params);
     }
   }
   return out;
 }
 
 std::string format_csv(std::span<const core::ResultRow> rows) {
+  const bool params = any_params(rows);
   std::string out =
-      "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps\n";
+      "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps";
+  out += params ? ",params\n" : "\n";
   for (const auto& r : rows) {
     // "{}" prints the shortest text that reads back as the same double.
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\n", core::to_string(r.collective),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", core::to_string(r.collective),
                        csv_field(r.algorithm), csv_field(r.engine), r.ranks, r.bytes.value, r.count,
                        csv_field(r.type), printed_root(r), r.time.us(), r.algbw.gbps(),
                        r.busbw.gbps());
+    out += params ? fmt::format(",{}\n", csv_field(r.params)) : "\n";
   }
   return out;
 }
@@ -129,6 +146,9 @@ std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras&
         {"algbw_GBps", r.algbw.gbps()},
         {"busbw_GBps", r.busbw.gbps()},
     });
+    if (!r.params.empty()) {
+      results.back()["params"] = r.params;
+    }
   }
   doc["results"] = std::move(results);
   return doc.dump(2) + "\n";

@@ -37,7 +37,8 @@ using core::SourcePos;
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
 constexpr std::array<std::string_view, 7> kScenarioKeys{
     "name", "base", "description", "topology", "simgrid", "nccl", "studies"};
-constexpr std::array<std::string_view, 4> kNcclKeys{"call_overhead", "ll", "ll128", "simple"};
+constexpr std::array<std::string_view, 5> kNcclKeys{"call_overhead", "ll", "ll128", "simple",
+                                                   "env"};
 constexpr std::array<std::string_view, 2> kNcclProtocolKeys{"latency_factor", "efficiency_factor"};
 constexpr std::array<std::string_view, 7> kSimgridKeys{
     "network_model", "tcp_gamma",    "latency_factor", "bandwidth_factor",
@@ -445,6 +446,8 @@ private:
     for (const auto& f : fields.fields) {
       if (f.key == "call_overhead") {
         out.call_overhead = seconds(f.value);
+      } else if (f.key == "env") {
+        nccl_env(f.value, out);
       } else {
         core::NcclProtocolSpec& p = f.key == "ll"      ? out.ll
                                     : f.key == "ll128" ? out.ll128
@@ -453,6 +456,21 @@ private:
       }
     }
     return out;
+  }
+
+  /// NCCL environment variables: a map of NCCL_* names to scalars. Their values are read by
+  /// NCCL's model (analysis/nccl_env.hpp), which reports bad ones at the positions kept here.
+  void nccl_env(const Located& at, core::NcclSpec& out) const {
+    const Fields fields = read_map(at, {}, {});
+    for (const auto& f : fields.fields) {
+      if (f.key.rfind("NCCL_", 0) != 0) {
+        fail(f.key_pos, f.value.path,
+             fmt::format("'{}' is not an NCCL environment variable (they start with NCCL_)",
+                         f.key));
+      }
+      out.env[f.key] = scalar(f.value, "a value such as Ring or 16");
+      out.env_pos[f.key] = f.value.pos;
+    }
   }
 
   core::NcclProtocolSpec nccl_protocol(const Located& at, core::NcclProtocolSpec out) const {

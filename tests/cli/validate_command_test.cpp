@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -172,4 +173,61 @@ TEST_CASE("the shipped calibrated profiles reproduce their held-out errors in do
     CHECK(median(below) == Approx(p.below_median).margin(0.05));
     CHECK(median(from) == Approx(p.from_median).margin(0.05));
   }
+}
+
+TEST_CASE("docs/validation.md's table of uncalibrated presets on the shared logs is what "
+          "validate computes",
+          "[cli][validate][cross-machine]") {
+  // Each table row: | `log` | `preset` | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL < 1 MiB |
+  // NCCL >= 1 MiB |, medians of |error| in % ("-": no rows). Recomputed here from `collsim
+  // validate --format json` (bench/validation/shared_logs.sh prints the same table).
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  const std::string begin = "<!-- shared-logs-table -->";
+  const auto at = doc.find(begin);
+  REQUIRE(at != std::string::npos);
+  const auto end = doc.find("<!-- end -->", at);
+  REQUIRE(end != std::string::npos);
+  std::istringstream table(doc.substr(at + begin.size(), end - at - begin.size()));
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? -1.0 : v[(v.size() + 1) / 2 - 1];
+  };
+  const auto cell = [](const std::string& s) { return s == "-" ? -1.0 : std::stod(s); };
+  std::string line;
+  std::size_t checked = 0;
+  while (std::getline(table, line)) {
+    if (line.rfind("| `", 0) != 0) {
+      continue;
+    }
+    std::vector<std::string> f;
+    std::istringstream cells(line);
+    std::string c;
+    while (std::getline(cells, c, '|')) {
+      c.erase(0, c.find_first_not_of(" `"));
+      c.erase(c.find_last_not_of(" `%") + 1);
+      f.push_back(c);
+    }
+    REQUIRE(f.size() >= 8); // "", log, preset, rows, 4 medians
+    INFO(line);
+    const auto o = run_collsim("validate --scenario " + f[2] + " --log tests/data/logs/" + f[1] +
+                               " --format json");
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const auto rows = nlohmann::json::parse(o.out).at("rows");
+    std::vector<double> sb, sf, nb, nf;
+    for (const auto& r : rows) {
+      const bool big = r.at("bytes").get<std::uint64_t>() >= (1U << 20);
+      (big ? sf : sb).push_back(std::abs(r.at("error_pct").get<double>()));
+      if (r.contains("library_error_pct")) {
+        (big ? nf : nb).push_back(std::abs(r.at("library_error_pct").get<double>()));
+      }
+    }
+    CHECK(rows.size() == std::stoul(f[3]));
+    CHECK(median(sb) == Approx(cell(f[4])).margin(0.051));
+    CHECK(median(sf) == Approx(cell(f[5])).margin(0.051));
+    CHECK(median(nb) == Approx(cell(f[6])).margin(0.051));
+    CHECK(median(nf) == Approx(cell(f[7])).margin(0.051));
+    ++checked;
+  }
+  CHECK(checked >= 5);
 }

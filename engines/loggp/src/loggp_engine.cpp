@@ -141,14 +141,34 @@ struct LaneState {
   double last_issue = 0.0;
 };
 
-struct RankState {
-  const core::EndpointParams* endpoint = nullptr;
-  bool agent = false; // an in-network switch: a port per link, no serialisation of its messages
+/// One port of a participant: LogGP's o, g and G state for the messages it serialises.
+struct PortState {
   double cpu_free = 0.0;
   double send_free = 0.0;   // earliest start of the next send (gap g)
   double inject_free = 0.0; // the send port is injecting until then
   double recv_free = 0.0;
+};
+
+struct RankState {
+  const core::EndpointParams* endpoint = nullptr;
+  bool agent = false; // an in-network switch: a port per link, no serialisation of its messages
+  PortState port;     // the single port (LogGP)
+  /// With core::Protocol::stream_bandwidth: per issue stream, when it has moved its last
+  /// message's payload at that rate (sized on first use).
+  std::vector<double> stream_free;
+  /// With core::Protocol::port_per_link: a port per link of the device, by link (or, on a full
+  /// mesh, by peer), found by linear search (a device has a few dozen links at most).
+  std::vector<std::pair<std::uint32_t, PortState>> ports;
   double finish = 0.0;
+  PortState& port_for(std::uint32_t key) {
+    for (auto& [k, st] : ports) {
+      if (k == key) {
+        return st;
+      }
+    }
+    ports.emplace_back(key, PortState{});
+    return ports.back().second;
+  }
 };
 
 /// Route costs between participants (ranks, then agents): constant on a full mesh, else cached
@@ -172,6 +192,23 @@ public:
     }
     return it->second;
   }
+  /// The first and the last link of the route from a to b (the ports a message leaves and
+  /// arrives through); on a full mesh, the peers themselves stand for the links.
+  std::pair<std::uint32_t, std::uint32_t> end_links(Rank a, Rank b) {
+    if (t_.is_full_mesh()) {
+      return {b, a};
+    }
+    const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | b;
+    auto it = ends_.find(key);
+    if (it == ends_.end()) {
+      const std::vector<core::LinkId> path = t_.route_between(devices_[a], devices_[b]);
+      const std::pair<std::uint32_t, std::uint32_t> ends =
+          path.empty() ? std::pair<std::uint32_t, std::uint32_t>{b, a}
+                       : std::pair<std::uint32_t, std::uint32_t>{path.front(), path.back()};
+      it = ends_.emplace(key, ends).first;
+    }
+    return it->second;
+  }
   /// Whether a message from a to b stays inside one node (for a protocol's per-message latency).
   [[nodiscard]] bool same_node(Rank a, Rank b) const {
     if (t_.is_full_mesh()) {
@@ -188,6 +225,7 @@ private:
   std::vector<core::DeviceId> devices_; // per participant (graph topologies only)
   core::RouteCost mesh_;
   std::unordered_map<std::uint64_t, core::RouteCost> cache_;
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> ends_;
 };
 
 double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
@@ -199,7 +237,9 @@ public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
       : s_(s), t_(t), opt_(opt), routes_(t, core::participant_devices(s, t, "loggp")),
         ops_(s.op_count()), ranks_(s.participants()), lanes_(s), lane_(lanes_.count()),
-        protocol_(s.header().protocol), plain_(s.header().protocol == core::Protocol{}) {
+        protocol_(s.header().protocol), plain_(s.header().protocol == core::Protocol{}),
+        per_link_(s.header().protocol.port_per_link),
+        capped_(s.header().protocol.stream_bandwidth.bytes_per_second > 0.0) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
     const std::size_t unmatched =
         core::match_messages(s, [this](OpId send, OpId recv) { ops_[send].link = recv; });
@@ -351,14 +391,42 @@ private:
       case OpKind::send: {
         const Rank peer = s_.peer(id);
         const core::RouteCost& rc = routes_.get(r, peer);
-        const double start =
-            rs.agent ? ready : std::max({ready, rs.cpu_free, rs.send_free, rs.inject_free - o});
-        rs.cpu_free = start + o;
+        PortState& ps = per_link_ ? rs.port_for(routes_.end_links(r, peer).first) : rs.port;
+        double* stream_free = nullptr;
+        if (capped_ && !rs.agent) {
+          if (rs.stream_free.empty()) {
+            rs.stream_free.assign(core::Schedule::kMaxStreams, 0.0);
+          }
+          stream_free = &rs.stream_free[s_.stream(id)];
+        }
+        const double duration = rate_time(wire_bytes(m, r, peer), rc.bottleneck);
+        double start = 0.0;
+        double end = 0.0;
+        if (stream_free == nullptr) {
+          start = rs.agent ? ready
+                           : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
+          ps.inject_free = start + o + duration;
+          end = start + o + duration;
+        } else {
+          // A channel's thread block moves its payload at most at the stream rate, one message
+          // after another; the link takes the messages of all channels in the order they are
+          // issued, each for its wire time, so it serves other channels while one is rate-bound
+          // (the link's backlog is reserved at issue, not at the rate-bound start).
+          // The overhead o and gap g are the block's own (each channel's thread block issues
+          // its messages; they do not wait for another channel's rate-bound ones).
+          const double link = std::max({ready, ps.send_free, ps.inject_free - o});
+          ps.inject_free = link + o + duration;
+          ps.send_free = link + ep.gap.value;
+          start = std::max(ready, *stream_free - o);
+          end = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), ps.inject_free);
+          *stream_free = end;
+        }
+        if (stream_free == nullptr) {
+          ps.cpu_free = start + o;
+          ps.send_free = start + ep.gap.value;
+        }
         const double inject = start + o;
-        const double duration = rate_time(wire_bytes(m), rc.bottleneck);
-        rs.inject_free = inject + duration;
-        rs.send_free = start + ep.gap.value;
-        done(id, r, start, inject + duration);
+        done(id, r, start, end);
         const OpId recv = ops_[id].partner();
         if (!wire_.empty()) {
           wire_[recv].first = inject;
@@ -399,11 +467,18 @@ private:
 
   void arrive(const Arrival& a) {
     RankState& rs = ranks_[a.rank];
+    const Rank sender = s_.peer(a.recv);
     // m * G on the sender's route (the receive's peer is the sender).
+    const std::uint64_t m = s_.length(a.recv);
     const double duration =
-        rate_time(wire_bytes(s_.length(a.recv)), routes_.get(s_.peer(a.recv), a.rank).bottleneck);
-    const double data_in = (rs.agent ? a.time() : std::max(a.time(), rs.recv_free)) + duration;
-    rs.recv_free = data_in;
+        rate_time(wire_bytes(m, sender, a.rank), routes_.get(sender, a.rank).bottleneck);
+    PortState& ps = per_link_ ? rs.port_for(routes_.end_links(sender, a.rank).second) : rs.port;
+    double data_in = (rs.agent ? a.time() : std::max(a.time(), ps.recv_free)) + duration;
+    ps.recv_free = data_in;
+    if (capped_ && !ranks_[sender].agent) {
+      // The sender's thread block produced the payload no faster than the stream rate.
+      data_in = std::max(data_in, a.time() + rate_time(m, protocol_.stream_bandwidth));
+    }
     if (!wire_.empty()) {
       wire_[a.recv].second = data_in;
     }
@@ -425,12 +500,19 @@ private:
     }
   }
 
-  /// Bytes on the wire for m payload bytes (LL carries 8 payload bytes per 16, LL128 120 per 128).
-  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m) const {
-    if (plain_ || protocol_.efficiency >= 1.0) {
+  /// Bytes on the wire for m payload bytes from `from` to `to` (LL carries 8 payload bytes per
+  /// 16, LL128 120 per 128; a network transport's headers on messages between nodes).
+  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m, Rank from, Rank to) const {
+    if (plain_) {
       return m;
     }
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / protocol_.efficiency));
+    const double eff =
+        protocol_.efficiency * (routes_.same_node(from, to) ? protocol_.intra_node_efficiency
+                                                            : protocol_.inter_node_efficiency);
+    if (eff >= 1.0) {
+      return m;
+    }
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / eff));
   }
   /// A message's latency: the route's, or with a protocol, the protocol's per-message latency
   /// where that is larger. NCCL's hwLatencies are whole per-step latencies measured over a link
@@ -460,6 +542,8 @@ private:
   std::uint64_t bytes_ = 0;
   core::Protocol protocol_;
   bool plain_ = true;
+  bool per_link_ = false;
+  bool capped_ = false;
 };
 
 } // namespace

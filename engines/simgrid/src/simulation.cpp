@@ -77,7 +77,10 @@ class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt,
              const core::SimgridSpec& settings)
-      : s_(s), opt_(opt), serial_(settings.send_port != "shared"),
+      : s_(s), opt_(opt),
+        // NCCL's channels drive their links concurrently (core::Protocol::port_per_link): their
+        // flows share the links by max-min, as the shared port does.
+        serial_(settings.send_port != "shared" && !s.header().protocol.port_per_link),
         plan_(t, core::participant_devices(s, t, "simgrid"), s.participants()), ops_(s.op_count()),
         partner_(s.op_count(), core::kNoMatch), ranks_(s.participants()), lanes_(s),
         lane_(lanes_.count()), protocol_(s.header().protocol),
@@ -232,7 +235,8 @@ private:
     RankState& rs = ranks_[to];
     if (serial_ && !rs.agent) {
       const PlanRoute& route = plan_.route(from, to);
-      const double duration = static_cast<double>(wire_bytes(s_.length(send))) / route.bottleneck;
+      const double duration =
+          static_cast<double>(wire_bytes(s_.length(send), from, to)) / route.bottleneck;
       const double begin = std::max(now(), rs.recv_free - route.latency);
       rs.recv_free = begin + route.latency + duration;
       if (begin - now() > kEpsilon) {
@@ -248,7 +252,14 @@ private:
     const Rank to = s_.peer(send);
     const std::uint32_t ev = new_event(Ev::comm, send);
     sg4::CommPtr c = sg4::Comm::sendto_init(hosts_[from], hosts_[to]);
-    c->set_payload_size(wire_bytes(s_.length(send)));
+    c->set_payload_size(wire_bytes(s_.length(send), from, to));
+    if (protocol_.stream_bandwidth.bytes_per_second > 0.0) {
+      // One channel's thread block moves at most this much (core::Protocol::stream_bandwidth):
+      // the flow's rate is bounded, the links share what is left by max-min.
+      c->set_rate(protocol_.stream_bandwidth.bytes_per_second *
+                  static_cast<double>(wire_bytes(s_.length(send), from, to)) /
+                  static_cast<double>(std::max<std::uint64_t>(s_.length(send), 1)));
+    }
     c->set_data(tag(ev));
     events_[ev].activity = c;
     if (!wire_.empty()) {
@@ -435,13 +446,13 @@ private:
         rs.send_free = start + ep.gap.value;
       }
       if (serial_ && !rs.agent) {
-        rs.inject_free = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
+        rs.inject_free = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
       }
       st.start = start;
       if (serial_) {
         // The send completes when its bytes would have left an idle port, as on loggp (its buffer
         // may be reused then), whenever the flow itself starts (see send_done_by_now).
-        st.end = inject + static_cast<double>(wire_bytes(m)) / route.bottleneck;
+        st.end = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
       }
       const double begin = inject + extra_latency(route, r, peer);
       if (begin - t > kEpsilon) {
@@ -482,11 +493,17 @@ private:
   }
 
   // --- wire protocol (as the loggp engine) -------------------------------------------------
-  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m) const {
-    if (plain_ || protocol_.efficiency >= 1.0) {
+  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m, Rank from, Rank to) const {
+    if (plain_) {
       return m;
     }
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / protocol_.efficiency));
+    const double eff = protocol_.efficiency * (node_key_[from] == node_key_[to]
+                                                   ? protocol_.intra_node_efficiency
+                                                   : protocol_.inter_node_efficiency);
+    if (eff >= 1.0) {
+      return m;
+    }
+    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / eff));
   }
   /// What a protocol's per-message latency adds to the route's (see LogGPEngine::latency).
   [[nodiscard]] double extra_latency(const PlanRoute& route, Rank from, Rank to) const {

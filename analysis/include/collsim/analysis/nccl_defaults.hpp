@@ -1,141 +1,33 @@
 #pragma once
-// NCCL's default choice of algorithm and protocol (algorithms.md sections 2.4 and 3: NCCL
-// v2.30.7-1, src/graph/tuning.cc ncclTopoTuneModel and ncclTopoGetAlgoTime, src/enqueue.cc
-// updateCollCostTable and topoGetAlgoInfo; docs/library-defaults.md, "NCCL").
-//
-// Two steps, as in NCCL: nccl_inputs() derives from a collsim topology what NCCL's topology
-// search (src/graph/search.cc ncclTopoCompute) would hand its cost model: per algorithm a graph
-// of nChannels channels at bwIntra/bwInter GB/s each, path types, compute capability, CPU vendor,
-// NVLS and CollNet support. nccl_default() then prices every legal (algorithm, protocol) pair with
-// tuning.cc's alpha-beta model, takes the cheapest, tunes channels and threads as enqueue.cc does,
-// and names the collsim algorithm that simulates what NCCL would run.
-//
-// Units follow NCCL: latencies in microseconds, bandwidths in GB/s (1 GB/s = 1000 B/us).
+// NCCL's model of its own choice lives beside the NCCL stack (stacks/nccl_model.hpp, as
+// ARCHITECTURE.md puts a library's default choice beside its stack); analysis re-exports its names
+// and adds the LibraryChoice view that validation, tuning and `collsim explain` compare.
 
-#include "collsim/algorithms/nccl_constants.hpp"
-#include "collsim/algorithms/registry.hpp"
 #include "collsim/analysis/library_choice.hpp"
-#include "collsim/core/collective.hpp"
-#include "collsim/core/scenario.hpp"
-#include "collsim/core/topology.hpp"
-#include "collsim/core/units.hpp"
+#include "collsim/analysis/nccl_env.hpp"
+#include "collsim/stacks/nccl_model.hpp"
 
-#include <cstdint>
 #include <optional>
-#include <string>
-#include <vector>
 
 namespace collsim::analysis {
 
-/// NCCL's path types (src/graph/topo.h), best first; the model only compares them.
-enum class NcclPath : std::uint8_t { loc, nvl, nvb, c2c, pix, pxb, p2c, pxn, phb, sys, net };
-/// NCCL's CPU classes where the model reads them (llMaxBws row, NCCL_NET_OVERHEAD, NVLSTree's
-/// correction on x86).
-enum class NcclCpu : std::uint8_t { intel, amd, other };
-
-/// One result of NCCL's topology search (struct ncclTopoGraph), the part tuning.cc reads.
-struct NcclGraph {
-  std::uint32_t channels = 0; ///< nChannels (0: the search found nothing, the algorithm is off)
-  double bw_intra = 0.0;      ///< bwIntra, GB/s per channel
-  double bw_inter = 0.0;      ///< bwInter, GB/s per channel
-  double latency_inter = 0.0; ///< latencyInter, us (0: NCCL's IB plugin reports none)
-  NcclPath type_intra = NcclPath::nvl;
-  NcclPath type_inter = NcclPath::pix;
-  bool same_channels = true;
-  bool operator==(const NcclGraph&) const = default;
-};
-
-/// What NCCL's model reads, derived from a collsim topology (nccl_inputs) or written by hand.
-/// Every field can be changed before calling nccl_default (to try another GPU generation, or
-/// NCCL_COLLNET_ENABLE=1).
-struct NcclModelInputs {
-  std::uint32_t ranks = 1;       ///< nRanks
-  std::uint32_t nodes = 1;       ///< nNodes
-  std::uint32_t local_ranks = 1; ///< the most ranks on one node (maxLocalRanks)
-  /// Compute capability x10 (70, 80, 90, 100): minCompCap = maxCompCap.
-  std::uint32_t compute_capability = 80;
-  /// How compute_capability was found ("NVLink SHARP switch", "NVLink 450 GB/s per GPU", ...).
-  std::string compute_capability_from;
-  NcclCpu cpu = NcclCpu::intel;
-  bool nvlink = false;          ///< the ranks of a node talk over NVLink (NCCL_HW_NVLINK)
-  bool nvswitch = false;        ///< the node has an NVSwitch (nvsCount > 0)
-  double gpu_nvlink_bw = 0.0;   ///< NCCL's NVLink bandwidth per GPU, GB/s (sum of its links)
-  double gpu_pci_bw = 0.0;      ///< NCCL's PCI bandwidth of a GPU's link, GB/s
-  double net_bw = 0.0;          ///< GPU -> its NIC -> network, narrowest link, GB/s (0: one node)
-  std::uint32_t nics = 0;       ///< distinct NICs the ranks of node 0 leave through
-  bool nvls_support = false;    ///< NVSwitch with NVLink SHARP and sm90+
-  bool collnet_support = false; ///< a reducing network switch (SHARP) and more than one node
-  /// NCCL_COLLNET_ENABLE: off by default in NCCL; CollNet and multi-node NVLS need it.
-  bool collnet_enable = false;
-  bool tree_pattern_tree = false; ///< maxTreePattern == NCCL_TOPO_PATTERN_TREE (bw x 0.85)
-  NcclGraph ring, tree, collnet_direct, collnet_chain, nvls; ///< graphs[a]; NVLSTree uses nvls
-  std::uint32_t comm_channels = 1; ///< comm->nChannels (ring, tree, PAT, CollNet)
-  std::uint32_t nvls_channels = 0; ///< comm->nvlsChannels (NCCL_NVLS_NCHANNELS default)
-  bool operator==(const NcclModelInputs&) const = default;
-};
-
-/// NCCL's model inputs for `ranks` ranks of `topology` (ranks 0..ranks-1, as placed). Throws
-/// core::UsageError when the topology hosts fewer ranks. See docs/library-defaults.md for how each
-/// field is approximated.
-NcclModelInputs nccl_inputs(const core::Topology& topology, std::uint32_t ranks);
-/// As above, also reading what the graph does not keep: the CPU vendor (inter_socket
-/// "infinity_fabric": AMD, "upi": Intel, "xbus": other) of a `system` topology.
-NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
-                            std::uint32_t ranks);
-
-/// One (algorithm, protocol) entry of NCCL's cost table for a call.
-struct NcclCost {
-  algorithms::nccl::Algo algo = algorithms::nccl::Algo::ring;
-  algorithms::nccl::Proto proto = algorithms::nccl::Proto::simple;
-  double latency_us = 0.0; ///< comm->latencies[c][a][p] after the size-dependent plateau factor
-  double bandwidth = 0.0;  ///< comm->bandwidths[c][a][p] (algorithm bandwidth, GB/s) after the
-                           ///< tree correction; 0 when disabled
-  double time_us = -1.0;   ///< latency_us + bytes / (1000 bandwidth); -1: not eligible
-  std::string disabled;    ///< why the entry is not eligible ("" when it is)
-  bool operator==(const NcclCost&) const = default;
-};
-
-/// NCCL's choice for one call and what collsim runs to simulate it.
-struct NcclChoice {
-  core::CollectiveKind collective = core::CollectiveKind::allreduce;
-  std::uint32_t ranks = 1;
-  core::Bytes bytes{0};
-  /// false: a collective NCCL runs as grouped send/recv (alltoall, gather, scatter): no cost
-  /// model, algo/proto/table are not meaningful.
-  bool modelled = true;
-  algorithms::nccl::Algo algo = algorithms::nccl::Algo::ring;
-  algorithms::nccl::Proto proto = algorithms::nccl::Proto::simple;
-  std::uint32_t channels = 1; ///< nc after topoGetAlgoInfo's channel tuning
-  std::uint32_t threads = 0;  ///< nt, threads per channel
-  double time_us = 0.0;       ///< the chosen entry's time
-  /// Every (algorithm, protocol) pair the tuning loop visits for the collective, in NCCL's
-  /// order (algorithm index, then LL, LL128, Simple).
-  std::vector<NcclCost> table;
-  std::string algorithm;        ///< collsim canonical name ("nccl_ring", "nvls", "linear", ...)
-  algorithms::RawParams params; ///< its parameters as users write them (protocol=ll128, ...)
-  bool operator==(const NcclChoice&) const = default;
-};
-
-/// NCCL's default for `bytes` (nccl-tests' S: the whole buffer for allgather/reduce_scatter) of
-/// `collective` over the ranks of `in`. Allreduce, bcast, reduce, allgather and reduce_scatter
-/// follow the cost model; alltoall, gather and scatter are NCCL's grouped send/recv, simulated by
-/// collsim's "linear" algorithms (every transfer posted at once); barrier: nullopt (NCCL has none).
-/// `ranks` must equal in.ranks (UsageError otherwise).
-std::optional<NcclChoice> nccl_default(core::CollectiveKind collective, std::uint32_t ranks,
-                                       core::Bytes bytes, const NcclModelInputs& in);
+using stacks::apply_nccl_env;
+using stacks::nccl_algorithm_choice;
+using stacks::nccl_can_run;
+using stacks::nccl_default;
+using stacks::nccl_inputs;
+using stacks::NcclChoice;
+using stacks::NcclCost;
+using stacks::NcclCpu;
+using stacks::NcclGraph;
+using stacks::NcclModelInputs;
+using stacks::NcclPath;
+using stacks::params_text;
 
 /// NCCL's default for a call as a LibraryChoice (library "NCCL 2.30.7 tuning model", library_name
 /// "Ring/LL", the reason with NCCL's estimate), or nullopt where nccl_default gives none.
 std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective,
                                                  std::uint32_t ranks, core::Bytes bytes,
                                                  const NcclModelInputs& in);
-
-/// Whether NCCL can run collsim's NCCL algorithm `name` on the machine `in` describes at all
-/// (CollNet needs a reducing network switch and NCCL_COLLNET_ENABLE, NVLS and NVLS-tree NVLink
-/// SHARP); other names: true.
-bool nccl_can_run(std::string_view name, const NcclModelInputs& in);
-
-/// "protocol=ll128,channels=24" (sorted by name; "" without parameters).
-std::string params_text(const algorithms::RawParams& params);
 
 } // namespace collsim::analysis

@@ -6,38 +6,67 @@
 #include "collsim/core/engine.hpp"
 #include "collsim/core/result.hpp"
 #include "collsim/core/scenario.hpp"
+#include "collsim/stacks/stack.hpp"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace collsim::analysis {
 
-/// "loggp", "analytic", "simgrid".
-std::vector<std::string> engine_names();
-/// Throws UnknownNameError for an engine collsim does not have.
-void check_engine(std::string_view engine);
-
 /// An engine by name with its settings (the scenario's `simgrid` section for "simgrid").
 struct EngineChoice {
   std::string name = "loggp";
   core::SimgridSpec simgrid;
-  core::NcclSpec nccl; ///< the scenario's corrections to NCCL's protocols (apply_nccl)
+  core::NcclSpec nccl; ///< the scenario's corrections to NCCL's protocols (the NCCL stack's)
+  /// The scenario's topology section, where known: what NCCL's model reads beyond the graph
+  /// (the CPU vendor) when it chooses an NCCL algorithm's parameters.
+  std::optional<core::TopologySpec> topology;
   EngineChoice() = default;
   EngineChoice(std::string_view n) : name(n) {} // NOLINT(google-explicit-constructor)
   EngineChoice(std::string_view n, core::SimgridSpec s) : name(n), simgrid(std::move(s)) {}
-  /// The engine `n` with the scenario's SimGrid settings and NCCL corrections.
+  /// The engine `n` with the scenario's SimGrid settings, NCCL corrections and topology.
   EngineChoice(std::string_view n, const core::Scenario& scenario)
-      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl) {}
+      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl), topology(scenario.topology) {}
 };
 
-/// Applies the scenario's NCCL corrections to a schedule that runs one of NCCL's protocols (LL,
-/// LL128, Simple): the call overhead is added to the launch, the protocol's per-hop latencies and
-/// efficiency are multiplied by its factors. Other schedules are left as they are.
-void apply_nccl(core::Schedule& schedule, const core::NcclSpec& nccl);
+/// One engine of the registry: its name, what it is, whether it runs schedules (loggp, simgrid)
+/// or prices an algorithm's closed form (analytic), and how to run a schedule on it.
+struct EngineEntry {
+  std::string name;
+  std::string summary;
+  bool messages = true; ///< runs schedules (false: needs the algorithm's closed form)
+  std::function<core::RunResult(const core::Schedule&, const core::Topology&,
+                                const core::RunOptions&, const EngineChoice&)>
+      run;
+};
 
-/// Times one point. For "analytic" the algorithm must declare a closed form for the request
+/// "loggp", "analytic", "simgrid".
+std::vector<std::string> engine_names();
+/// The engine called `engine`; UnknownNameError (valid names, closest match) otherwise.
+const EngineEntry& find_engine(std::string_view engine);
+/// Throws UnknownNameError for an engine collsim does not have.
+void check_engine(std::string_view engine);
+
+/// The library stacks collsim knows (stacks::default_stacks).
+const stacks::Registry& stacks();
+/// The stack that runs `algo`'s schedules ("nccl" for NCCL's algorithms, else "direct").
+const stacks::Stack& stack_for(const algorithms::AlgorithmInfo& algo);
+
+/// `request` with the parameters of an NCCL algorithm that it leaves unset (`protocol`,
+/// `channels`) set to what NCCL would run the algorithm with at this point
+/// (nccl_algorithm_choice on the request's topology); parameters set in the request win. Other
+/// algorithms, or points NCCL cannot run the algorithm at, come back unchanged. `chosen`
+/// (optional) receives the values filled in, as users write them ("channels=16,protocol=simple").
+algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
+                                        algorithms::Request request, const EngineChoice& engine,
+                                        std::string* chosen = nullptr);
+
+/// Times one point: the algorithm's schedule at NCCL's own parameters where the request leaves
+/// them unset (with_library_params; the row's `params` shows them), lowered by the stack that
+/// runs it, on the engine. For "analytic" the algorithm must declare a closed form for the request
 /// (UsageError otherwise). `run` (optional) receives the engine's full result.
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,

@@ -49,6 +49,10 @@ struct ValidationRow {
   std::string chosen_by;
   core::Seconds predicted;
   double error_pct = 0.0; ///< 100 (predicted - measured) / measured
+  /// The measuring library's own closed-form estimate of the point, where it has one (NCCL's
+  /// cost model: ncclTopoGetAlgoTime of the entry NCCL picks); -1 otherwise.
+  double library_estimate_us = -1.0;
+  double library_error_pct = 0.0; ///< 100 (estimate - measured) / measured, when there is one
 };
 
 /// Median and 90th percentile of |error| over a set of rows.
@@ -68,6 +72,9 @@ struct ValidationResult {
   std::vector<ValidationRow> rows;  ///< in the order of the measured points
   std::vector<std::string> skipped; ///< "file:line: why"
   ValidationSummary summary;
+  /// The library's own estimate over the rows that have one (library_estimate_us >= 0): NCCL's
+  /// closed form against the same measurements (points 0 when no row has one).
+  ValidationSummary library;
 };
 
 struct ValidateOptions {
@@ -92,5 +99,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
 
 /// The statistics of a set of rows (exposed for tests and calibration).
 ValidationSummary summarize(const std::vector<ValidationRow>& rows);
+/// The same statistics of the library's own estimates, over the rows that have one.
+ValidationSummary summarize_library(const std::vector<ValidationRow>& rows);
 
 } // namespace collsim::analysis

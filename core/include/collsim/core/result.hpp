@@ -21,6 +21,9 @@ struct ResultRow {
   Seconds time;
   Bandwidth algbw;
   Bandwidth busbw;
+  /// The algorithm parameters the point ran with that the user did not pin, as users write them
+  /// ("channels=16,protocol=simple": a library's own choice for the point); "" when none.
+  std::string params;
   bool operator==(const ResultRow&) const = default;
 };
 

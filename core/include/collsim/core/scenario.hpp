@@ -252,6 +252,11 @@ struct NcclSpec {
   NcclProtocolSpec ll;
   NcclProtocolSpec ll128;
   NcclProtocolSpec simple;
+  /// NCCL environment variables the measured runs set (`nccl: {env: {NCCL_ALGO: Ring, ...}}`),
+  /// by name, as written; they constrain NCCL's own choice as NCCL applies them
+  /// (stacks/nccl_env.hpp lists the variables read).
+  std::map<std::string, std::string> env;
+  std::map<std::string, SourcePos> env_pos; ///< where each value is written
   bool operator==(const NcclSpec&) const = default;
 };
 

@@ -74,6 +74,22 @@ struct Protocol {
   Seconds launch{0.0};             ///< once, at the start of every rank
   Seconds message_latency{0.0};    ///< per message within a node
   Seconds inter_node_latency{0.0}; ///< per message between nodes
+  /// How a rank's messages share its device. false: LogGP's single port (one message leaves, and
+  /// one arrives, at a time). true: a port per link of the device: messages that leave (or
+  /// arrive) over different first (last) links of their routes overlap, as NCCL's channels do,
+  /// each a thread block driving its own NVLink, PCIe or NIC path (set by the NCCL stack).
+  bool port_per_link = false;
+  /// The most payload bytes per second one issue stream moves (NCCL: one channel's thread block,
+  /// whose copy loop bounds LL and LL128 below the link rate; tuning.cc's per-channel maxima);
+  /// 0: no bound but the links'.
+  Bandwidth stream_bandwidth{0.0};
+  /// Data bytes per link byte of the node's own links for messages within a node (NVLink's or
+  /// PCIe's packet overhead: the rate a GPU's copies reach over a link of nominal rate B is
+  /// B x this), on top of `efficiency`.
+  double intra_node_efficiency = 1.0;
+  /// The same for messages that leave the node: the network transport's (IB RDMA headers, EFA's
+  /// SRD, TCP), on top of `efficiency`.
+  double inter_node_efficiency = 1.0;
   bool operator==(const Protocol&) const = default;
 };
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Cross-machine validation: predicts every shared NCCL log with the uncalibrated preset of its
+# machine class (what a new user would pick) and prints one table per log and one pooled over all
+# logs: collsim's median and p90 |error| below and from 1 MiB, beside NCCL's own closed-form
+# estimate on the same rows (docs/validation.md, "Uncalibrated presets on the shared logs").
+#
+#   bench/validation/shared_logs.sh [COLLSIM] [LOG_DIR]
+#
+# COLLSIM defaults to build/release/cli/collsim, LOG_DIR to tests/data/logs (copies of the shared
+# logs with their provenance README). Needs python3 for the pooling (json module only).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+collsim=${1:-$root/build/release/cli/collsim}
+logs=${2:-$root/tests/data/logs}
+
+# log file -> preset of its machine class (sources of each preset in its file header).
+pairs=(
+  "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt dgx-a100"
+  "bitdeer_1x8_h100_sxm_allreduce_nccl-tests.txt dgx-h100"
+  "deepops_4x8_dgxa100_hdr_ib_allreduce_nccl-tests.txt dgx-a100"
+  "oci_2x8_a100_40gb_roce_allreduce_nccl-tests.txt ${OCI_PRESET:-oci-a100-roce}"
+  "aws_2x_p4de_a100_efa_allreduce_nccl-tests.txt ${P4D_PRESET:-aws-p4d}"
+  "lambda_2x8_b200_ib_allreduce_nccl-tests.txt ${B200_PRESET:-dgx-b200}"
+  "gcp_a3mega_2x8_h100_tcpxo_allgather_nccl-tests.txt ${A3_PRESET:-gcp-a3-mega}"
+  "autodl_1x2_rtx2080ti_pcie_nop2p_nccl-tests_multi.txt pcie-gpu-node"
+)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+i=0
+for pair in "${pairs[@]}"; do
+  read -r log preset <<<"$pair"
+  i=$((i + 1))
+  echo "collsim validate --scenario $preset --log $log" >&2
+  if ! "$collsim" validate --scenario "$preset" --log "$logs/$log" --format json \
+    >"$tmp/$i.json" 2>"$tmp/$i.err"; then
+    echo "  failed: $(head -1 "$tmp/$i.err")" >&2
+    rm -f "$tmp/$i.json"
+  fi
+done
+
+python3 - "$tmp" <<'PY'
+import json, os, sys
+tmp = sys.argv[1]
+def stats(v):
+    if not v:
+        return "      -           -     "
+    v = sorted(v)
+    med = v[(len(v) + 1) // 2 - 1]
+    p90 = v[min(len(v) - 1, max(0, -(-9 * len(v) // 10) - 1))]
+    return f"{med:6.1f} % ({p90:6.1f} %)"
+pool = {"sb": [], "sf": [], "nb": [], "nf": []}
+print(f"{'log':<52} {'scenario':<14} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
+for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].isdigit() else 0):
+    if not name.endswith(".json"):
+        continue
+    d = json.load(open(os.path.join(tmp, name)))
+    rows = d["rows"]
+    if not rows:
+        continue
+    log = os.path.basename(rows[0]["file"])
+    s = {"sb": [], "sf": [], "nb": [], "nf": []}
+    for r in rows:
+        big = r["bytes"] >= 1 << 20
+        s["sf" if big else "sb"].append(abs(r["error_pct"]))
+        if "library_error_pct" in r:
+            s["nf" if big else "nb"].append(abs(r["library_error_pct"]))
+    for k in s:
+        pool[k] += s[k]
+    print(f"{log[:52]:<52} {d['scenario']:<14} {len(rows):>4}  {stats(s['sb']):>18}  {stats(s['sf']):>18}  {stats(s['nb']):>18}  {stats(s['nf']):>18}")
+print(f"{'pooled':<52} {'':<14} {len(pool['sb']) + len(pool['sf']):>4}  {stats(pool['sb']):>18}  {stats(pool['sf']):>18}  {stats(pool['nb']):>18}  {stats(pool['nf']):>18}")
+PY

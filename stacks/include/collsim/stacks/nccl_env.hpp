@@ -1,0 +1,50 @@
+#pragma once
+// NCCL environment variables that change what NCCL runs (scenario `nccl: {env: {...}}`, or a
+// log's launch command), read as NCCL reads them:
+//   NCCL_ALGO     src/enqueue.cc / src/graph/tuning.cc ncclTopoTuneModel: a comma list of Tree,
+//                 Ring, CollnetDirect, CollnetChain, NVLS, NVLSTree, PAT (case-insensitive); a
+//                 leading '^' excludes the listed ones instead;
+//   NCCL_PROTO    the same for LL, LL128, Simple;
+//   NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS  bounds on the channels a call runs (src/init.cc);
+//   NCCL_NVLS_ENABLE     0 turns NVLS and NVLSTree off (src/transport/nvls.cc);
+//   NCCL_COLLNET_ENABLE  1 turns CollNet on where a SHARP network supports it.
+// Other NCCL_ variables are accepted and ignored (listed by ignored_nccl_env), since they do not
+// change the model (NCCL_DEBUG, NCCL_IB_HCA, ...).
+
+#include "collsim/algorithms/nccl_constants.hpp"
+#include "collsim/core/scenario.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collsim::stacks {
+
+struct NcclEnv {
+  /// Per NCCL algorithm index (Algo), whether NCCL_ALGO allows it (all true when unset).
+  std::array<bool, 7> algo_allowed{true, true, true, true, true, true, true};
+  /// Per protocol (Proto: simple, ll, ll128), whether NCCL_PROTO allows it.
+  std::array<bool, 3> proto_allowed{true, true, true};
+  std::uint32_t min_channels = 0; ///< 0: unset
+  std::uint32_t max_channels = 0; ///< 0: unset
+  std::optional<bool> nvls_enable;
+  std::optional<bool> collnet_enable;
+  bool operator==(const NcclEnv&) const = default;
+  [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
+    return algo_allowed[static_cast<std::size_t>(a)];
+  }
+  [[nodiscard]] bool allows(algorithms::nccl::Proto p) const {
+    return proto_allowed[static_cast<std::size_t>(p)];
+  }
+};
+
+/// Parses the scenario's `nccl.env`. A bad value throws ScenarioError at its position
+/// (`nccl.env.NCCL_ALGO`), or UsageError when the map did not come from a file.
+NcclEnv parse_nccl_env(const core::NcclSpec& spec);
+
+/// The variables of `spec.env` that the model does not read.
+std::vector<std::string> ignored_nccl_env(const core::NcclSpec& spec);
+
+} // namespace collsim::stacks

@@ -1,0 +1,135 @@
+#include "collsim/stacks/nccl_env.hpp"
+
+#include "collsim/core/errors.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <string_view>
+
+namespace collsim::stacks {
+namespace {
+
+using algorithms::nccl::Algo;
+using algorithms::nccl::Proto;
+
+constexpr std::array<std::string_view, 6> kRead{"NCCL_ALGO",          "NCCL_PROTO",
+                                                "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS",
+                                                "NCCL_NVLS_ENABLE",   "NCCL_COLLNET_ENABLE"};
+
+std::string lower(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c != ' ') {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+[[noreturn]] void fail(const core::NcclSpec& spec, const std::string& name, const std::string& msg) {
+  const auto it = spec.env_pos.find(name);
+  if (it == spec.env_pos.end() || it->second.file.empty()) {
+    throw core::UsageError(fmt::format("{}: {}", name, msg));
+  }
+  throw core::ScenarioError(it->second, "nccl.env." + name, msg);
+}
+
+/// NCCL's list syntax: names separated by commas, all allowed, or with a leading '^' all but
+/// those. `names[i]` is the lower-case name of index i.
+template <std::size_t N>
+std::array<bool, N> parse_list(const core::NcclSpec& spec, const std::string& var,
+                               const std::string& value,
+                               const std::array<std::string_view, N>& names) {
+  std::string_view v = value;
+  const bool exclude = !v.empty() && v.front() == '^';
+  if (exclude) {
+    v.remove_prefix(1);
+  }
+  std::array<bool, N> listed{};
+  std::size_t count = 0;
+  while (!v.empty()) {
+    const std::size_t comma = v.find(',');
+    const std::string item = lower(v.substr(0, comma));
+    v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+    const auto it = std::find(names.begin(), names.end(), item);
+    if (it == names.end()) {
+      fail(spec, var,
+           fmt::format("'{}' is not one of {}", item, fmt::join(names.begin(), names.end(), ", ")));
+    }
+    listed[static_cast<std::size_t>(it - names.begin())] = true;
+    ++count;
+  }
+  if (count == 0) {
+    fail(spec, var, "expected a comma-separated list of names");
+  }
+  std::array<bool, N> out{};
+  for (std::size_t i = 0; i < N; ++i) {
+    out[i] = exclude ? !listed[i] : listed[i];
+  }
+  return out;
+}
+
+std::uint32_t parse_count(const core::NcclSpec& spec, const std::string& var,
+                          const std::string& value) {
+  std::uint32_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || end != value.data() + value.size() || n < 1 || n > 64) {
+    fail(spec, var, fmt::format("expected a channel count from 1 to 64, got '{}'", value));
+  }
+  return n;
+}
+
+bool parse_flag(const core::NcclSpec& spec, const std::string& var, const std::string& value) {
+  if (value == "0" || value == "1") {
+    return value == "1";
+  }
+  fail(spec, var, fmt::format("expected 0 or 1, got '{}'", value));
+}
+
+} // namespace
+
+NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
+  // Names in the order of Algo's indices (tree, ring, collnet_direct, collnet_chain, nvls,
+  // nvls_tree, pat) and of Proto's (simple, ll, ll128).
+  static constexpr std::array<std::string_view, 7> kAlgos{
+      "tree", "ring", "collnetdirect", "collnetchain", "nvls", "nvlstree", "pat"};
+  static constexpr std::array<std::string_view, 3> kProtos{"simple", "ll", "ll128"};
+  NcclEnv env;
+  for (const auto& [name, value] : spec.env) {
+    if (name == "NCCL_ALGO") {
+      env.algo_allowed = parse_list(spec, name, value, kAlgos);
+    } else if (name == "NCCL_PROTO") {
+      env.proto_allowed = parse_list(spec, name, value, kProtos);
+    } else if (name == "NCCL_MIN_NCHANNELS") {
+      env.min_channels = parse_count(spec, name, value);
+    } else if (name == "NCCL_MAX_NCHANNELS") {
+      env.max_channels = parse_count(spec, name, value);
+    } else if (name == "NCCL_NVLS_ENABLE") {
+      env.nvls_enable = parse_flag(spec, name, value);
+    } else if (name == "NCCL_COLLNET_ENABLE") {
+      env.collnet_enable = parse_flag(spec, name, value);
+    }
+  }
+  if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {
+    fail(spec, "NCCL_MIN_NCHANNELS",
+         fmt::format("{} is more than NCCL_MAX_NCHANNELS ({})", env.min_channels,
+                     env.max_channels));
+  }
+  return env;
+}
+
+std::vector<std::string> ignored_nccl_env(const core::NcclSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : spec.env) {
+    if (std::find(kRead.begin(), kRead.end(), name) == kRead.end()) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+} // namespace collsim::stacks

@@ -1,0 +1,214 @@
+// The NCCL stack (nccl_stack.hpp for the sources). Lowering does four things:
+//
+// 1. The scenario's corrections to NCCL's protocols (section `nccl`, fitted by `collsim
+//    calibrate`): the host's call overhead joins the kernel launch, each protocol's per-step
+//    latencies and payload efficiency are scaled by its factors.
+// 2. Link efficiency: the node's links at the rate NCCL rates them (NVLink's and PCIe's data
+//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency.
+// 3. Ports. A GPU's channels run on separate thread blocks and its NVLink, PCIe and NIC paths
+//    work at once: the engines give each link of the device its own port
+//    (core::Protocol::port_per_link) instead of LogGP's single one.
+// 4. Pipelining. NCCL moves each chunk through the peer's FIFO of NCCL_STEPS slots in slices
+//    (Simple) or lines (LL, LL128) that the receiver consumes and forwards as they land, so the
+//    per-step latency of a hop is paid once while the pipeline fills and then hides behind the
+//    wire time of the pieces that follow. Generated NCCL schedules carry whole chunks; the stack
+//    cuts them into NCCL's pieces (stacks::split_messages). For a large Simple ring allreduce on
+//    p ranks of link rate B the time becomes about
+//        launch + 2(p-1) (L + s/B) + (2(p-1)/p n - s) / B       (s: one slice, L: per-step latency)
+//    when L < s/B, instead of 2(p-1) loops x (L + 2s/B) with whole chunks.
+
+#include "collsim/stacks/nccl_stack.hpp"
+
+#include "nccl_model_constants.hpp"
+
+#include "collsim/stacks/nccl_model.hpp"
+#include "collsim/stacks/pipeline.hpp"
+#include "collsim/stacks/stack.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace collsim::stacks {
+namespace {
+
+using algorithms::nccl::Algo;
+using algorithms::nccl::Proto;
+
+constexpr std::uint64_t kSteps = 8;                 // NCCL_STEPS
+constexpr std::uint64_t kSimpleBuffer = 4ULL << 20; // buffSizes[Simple], DEFAULT_BUFFSIZE
+
+std::optional<Proto> proto_of(const core::Protocol& p) {
+  for (const Proto x : {Proto::simple, Proto::ll, Proto::ll128}) {
+    if (p.name == algorithms::nccl::protocol_name(x)) {
+      return x;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The most payload bytes per second one thread block (channel) of algorithm `a` moves with
+/// protocol `p` (0: no bound but the links'). tuning.cc caps the bus bandwidth of the protocols
+/// that the GPU's copy loop, not the link, limits: Ring and Tree LL128 at perChMax*LL128Bw per
+/// search channel, Tree Simple at perChMaxTreeBw, LL at llMaxBw in all. A search channel runs
+/// as comm->nChannels / graph->nChannels thread blocks (connect.cc duplicates them), so one
+/// block moves graph channels x cap / comm channels; LL's cap is shared by the `streams`
+/// channels the call runs.
+double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t streams) {
+  using namespace nccl_detail;
+  const std::size_t cci = cc_index(in.compute_capability);
+  const std::size_t idx2 = in.nodes <= 2 ? in.nodes - 1 : 2;
+  const std::size_t idx1 = in.nodes == 1 ? cci : (in.cpu == NcclCpu::amd ? 1 : 0);
+  const double comm = std::max<double>(in.comm_channels, 1.0);
+  if (p == Proto::ll && (a == Algo::ring || a == Algo::tree)) {
+    return kLlMaxBw[idx1][idx2] / std::max<double>(streams, 1.0);
+  }
+  if (a == Algo::ring && p == Proto::ll128) {
+    return in.ring.channels * kPerChMaxRingLl128Bw[cci][idx2] / comm;
+  }
+  if (a == Algo::tree && p == Proto::ll128) {
+    return in.tree.channels * kPerChMaxTreeLl128Bw[cci][idx2] / comm;
+  }
+  if (a == Algo::tree && p == Proto::simple) {
+    return in.tree.channels * kPerChMaxTreeBw[cci][idx2] / comm;
+  }
+  return 0.0;
+}
+
+/// Data bytes per link byte inside a node, as NCCL rates a GPU's links (src/graph/topo.h): an
+/// NVLink moves SM80_NVLINK_BW = 20.0 GB/s of a 25 GB/s link on Ampere and earlier, SM90 20.6
+/// of 25, SM100 40.1 of 50 (packet headers and flow control); PCIe width x speed / 80, 12 GB/s
+/// of a Gen3 x16's 15.75. NVLS multicast and in-switch reductions reach nvlsEfficiency of that
+/// (tuning.cc: 0.85 on sm90, 0.74 on sm100). The topology keeps nominal link rates.
+double intra_efficiency(Algo a, const NcclModelInputs& in, const core::Topology& t) {
+  using namespace nccl_detail;
+  if (t.is_full_mesh()) {
+    return 1.0; // a textbook platform: its links are what they say
+  }
+  double eff = in.nvlink ? nvlink_scale(in.compute_capability) : kPciScale;
+  if (a == Algo::nvls || a == Algo::nvls_tree) {
+    eff *= kNvlsEfficiency[cc_index(in.compute_capability)];
+  }
+  return eff;
+}
+
+/// The network transport's payload bytes per line byte: the node's NIC kind
+/// (topology.node.nic_efficiency; 1 where the scenario gives none).
+double nic_efficiency(const core::TopologySpec* spec) {
+  if (spec == nullptr || spec->kind != "system") {
+    return 1.0;
+  }
+  return spec->system.node.nic_efficiency;
+}
+
+/// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
+void correct(core::Protocol& p, const core::NcclSpec& nccl) {
+  const core::NcclProtocolSpec* spec = p.name == "LL"       ? &nccl.ll
+                                       : p.name == "LL128"  ? &nccl.ll128
+                                       : p.name == "Simple" ? &nccl.simple
+                                                            : nullptr;
+  if (spec == nullptr) {
+    return;
+  }
+  p.launch = p.launch + nccl.call_overhead;
+  p.message_latency = core::Seconds{p.message_latency.value * spec->latency_factor};
+  p.inter_node_latency = core::Seconds{p.inter_node_latency.value * spec->latency_factor};
+  p.efficiency *= spec->efficiency_factor;
+}
+
+class NcclStack final : public Stack {
+public:
+  [[nodiscard]] const StackInfo& info() const override { return info_; }
+  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
+    return nccl_algo_of(algo).has_value();
+  }
+  [[nodiscard]] core::Schedule lower(core::Schedule schedule,
+                                     const LowerContext& ctx) const override {
+    core::Protocol p = schedule.header().protocol;
+    correct(p, ctx.nccl);
+    // Each channel is a thread block driving its own connection (src/device/common.h: one
+    // block per channel; the proxy thread posts each net connection's sends on its NIC), so a
+    // GPU's NVLink and NIC traffic overlap instead of taking turns at one LogGP port.
+    p.port_per_link = true;
+    schedule.set_protocol(p);
+    const std::optional<Algo> algo = nccl_algo_of(ctx.algorithm);
+    const std::optional<Proto> proto = proto_of(p);
+    const std::uint32_t ranks = schedule.ranks();
+    if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
+      const NcclModelInputs in = ctx.topology_spec != nullptr
+                                     ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)
+                                     : nccl_inputs(ctx.topology, ranks);
+      p.intra_node_efficiency = intra_efficiency(*algo, in, ctx.topology);
+      p.inter_node_efficiency = nic_efficiency(ctx.topology_spec);
+      if (proto) {
+        const double cap = stream_cap_gbs(*algo, *proto, in, schedule.stream_count());
+        if (cap > 0.0) {
+          p.stream_bandwidth = core::Bandwidth{cap * 1e9};
+        }
+      }
+    }
+    schedule.set_protocol(p);
+    if (!algo || !proto) {
+      return schedule; // e.g. NVLS's plain multicast messages: nothing to pipeline
+    }
+    const core::CollectiveKind c = schedule.header().collective;
+    return split_messages(schedule, [c, a = *algo, pr = *proto](std::uint64_t length) {
+      return nccl_pieces(c, a, pr, length);
+    });
+  }
+
+private:
+  StackInfo info_{
+      "nccl",
+      "NCCL's algorithms as NCCL moves them: protocol latency and efficiency, chunks pipelined "
+      "through the FIFO in slices (Simple) or lines (LL, LL128)",
+      "NCCL src/device/prims_simple.h, prims_ll.h, prims_ll128.h, src/include/collectives.h, "
+      "src/graph/tuning.cc"};
+};
+
+} // namespace
+
+std::optional<Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo) {
+  for (const Algo a : {Algo::tree, Algo::ring, Algo::collnet_direct, Algo::collnet_chain,
+                       Algo::nvls, Algo::nvls_tree, Algo::pat}) {
+    std::string alias = "nccl:";
+    for (const char ch : algorithms::nccl::algo_name(a)) {
+      alias += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+    if (std::find(algo.aliases.begin(), algo.aliases.end(), alias) != algo.aliases.end()) {
+      return a;
+    }
+  }
+  return std::nullopt;
+}
+
+std::uint32_t slices_per_chunk(core::CollectiveKind c, Algo a) {
+  const bool bulk = c == core::CollectiveKind::allreduce || c == core::CollectiveKind::allgather ||
+                    c == core::CollectiveKind::reduce_scatter;
+  return a == Algo::ring && bulk ? 2 : 1; // CHUNKSTEPS / SLICESTEPS (collectives.h)
+}
+
+std::uint32_t nccl_pieces(core::CollectiveKind c, Algo a, Proto p, std::uint64_t length) {
+  if (length == 0) {
+    return 1;
+  }
+  if (p != Proto::simple) {
+    const std::uint64_t most = std::max<std::uint64_t>(length / kCutThroughMin, 1);
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(kCutThroughPieces, most));
+  }
+  const std::uint64_t spc = slices_per_chunk(c, a);
+  // sliceSize = max(divUp(nelem, 16 x SlicePerChunk) x 16, stepSize x StepPerSlice / 32), in
+  // bytes for 4-byte elements (16 elements: 64 bytes).
+  const std::uint64_t step_per_slice = spc == 2 ? kSteps / 4 : 1;
+  const std::uint64_t floor_bytes = kSimpleBuffer / kSteps * step_per_slice / 32;
+  const std::uint64_t unit = 64;
+  const std::uint64_t slice =
+      std::max((length + unit * spc - 1) / (unit * spc) * unit, floor_bytes);
+  return static_cast<std::uint32_t>((length + slice - 1) / slice);
+}
+
+std::unique_ptr<Stack> make_nccl_stack() {
+  return std::make_unique<NcclStack>();
+}
+
+} // namespace collsim::stacks

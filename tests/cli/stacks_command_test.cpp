@@ -1,0 +1,112 @@
+// NCCL's own choice as the default parameters of NCCL algorithms (docs/stacks.md): `sim` without
+// --param runs what `explain` says collsim runs, a pinned parameter wins, and `nccl.env` changes
+// the choice as NCCL's variables do; `collsim stacks` lists the stacks.
+
+#include "cli_test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using collsim::testing::run_collsim;
+using nlohmann::json;
+
+json run_json(const std::string& args) {
+  const auto o = run_collsim(args);
+  INFO(args << "\n" << o.err);
+  REQUIRE(o.code == 0);
+  return json::parse(o.out);
+}
+
+/// A scenario file deriving from a preset with an `nccl.env` section; removed at the end.
+struct EnvScenario {
+  std::string path;
+  EnvScenario(const std::string& name, const std::string& env) {
+    path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + ".yaml";
+    std::ofstream(path) << "name: " << name << "\nbase: dgx-a100\nnccl:\n  env:\n" << env
+                        << "studies:\n  - collective: allreduce\n    algorithms: [nccl_ring]\n"
+                           "    ranks: [8]\n    sizes: [1MiB]\n";
+  }
+  ~EnvScenario() { std::remove(path.c_str()); }
+};
+
+} // namespace
+
+TEST_CASE("sim runs an NCCL algorithm with NCCL's own protocol and channels unless pinned",
+          "[cli][stacks]") {
+  const json e = run_json(
+      "explain --scenario dgx-a100 --collective allreduce --ranks 8 --bytes 1MiB --format json");
+  const json& def = e.at("library_default");
+  REQUIRE(def.at("algorithm") == "nccl_ring");
+  const std::string protocol = def.at("params").at("protocol");
+  const std::string channels = def.at("params").at("channels");
+  // No --param: the row shows the values NCCL's model chose, and its time is explain's.
+  const json s = run_json("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes 1MiB "
+                          "--format json");
+  const json& row = s.at("results").at(0);
+  CHECK(row.at("params") == "channels=" + channels + ",protocol=" + protocol);
+  CHECK(row.at("time_us").get<double>() == Approx(def.at("time_us").get<double>()).epsilon(1e-9));
+  // A pinned parameter wins; the other one is still NCCL's.
+  const json pinned = run_json("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes "
+                               "1MiB --param channels=3 --format json");
+  CHECK(pinned.at("results").at(0).at("params") == "protocol=" + protocol);
+  const json both = run_json("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes "
+                             "1MiB --param channels=3 --param protocol=simple --format json");
+  CHECK(!both.at("results").at(0).contains("params"));
+  // The table shows them in a trailing column.
+  const auto t = run_collsim("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes 1MiB");
+  CHECK(t.out.find("params (the library's choice)") != std::string::npos);
+  CHECK(t.out.find("channels=" + channels + ",protocol=" + protocol) != std::string::npos);
+}
+
+TEST_CASE("nccl.env constrains NCCL's choice as NCCL's variables do", "[cli][stacks]") {
+  // 1 MiB on one DGX A100: NCCL picks Ring/LL by default (explain's test); NCCL_PROTO=Simple
+  // forces Simple, NCCL_MAX_NCHANNELS caps the channels, NCCL_ALGO=Tree makes auto a tree.
+  const EnvScenario env("env_simple",
+                        "    NCCL_PROTO: Simple\n    NCCL_MAX_NCHANNELS: 4\n    NCCL_DEBUG: INFO\n");
+  const json s = run_json("sim --scenario " + env.path +
+                          " --algorithm nccl_ring --ranks 8 --sizes 1MiB --format json");
+  CHECK(s.at("results").at(0).at("params") == "channels=4,protocol=simple");
+  const EnvScenario tree("env_tree", "    NCCL_ALGO: Tree\n");
+  const json e = run_json("explain --scenario " + tree.path +
+                          " --collective allreduce --ranks 8 --bytes 1MiB --format json");
+  CHECK(e.at("library_default").at("algorithm") == "nccl_tree");
+  // A named algorithm is not taken away by NCCL_ALGO.
+  const json r = run_json("sim --scenario " + tree.path +
+                          " --algorithm nccl_ring --ranks 8 --sizes 1MiB --format json");
+  CHECK(r.at("results").at(0).at("algorithm") == "nccl_ring");
+}
+
+TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks]") {
+  const EnvScenario bad("env_bad", "    NCCL_ALGO: Rnig\n");
+  const auto o = run_collsim("sim --scenario " + bad.path +
+                             " --algorithm nccl_ring --ranks 8 --sizes 1MiB");
+  CHECK(o.code == 2);
+  CHECK(o.err == bad.path +
+                     ":5:16: error: nccl.env.NCCL_ALGO: 'rnig' is not one of tree, ring, "
+                     "collnetdirect, collnetchain, nvls, nvlstree, pat\n");
+  const EnvScenario count("env_count", "    NCCL_MIN_NCHANNELS: 100\n");
+  const auto c = run_collsim("run " + count.path);
+  CHECK(c.code == 2);
+  CHECK(c.err == count.path +
+                     ":5:25: error: nccl.env.NCCL_MIN_NCHANNELS: expected a channel count from 1 "
+                     "to 64, got '100'\n");
+}
+
+TEST_CASE("collsim stacks lists the NCCL and direct stacks with their sources", "[cli][stacks]") {
+  const json j = run_json("stacks --format json");
+  REQUIRE(j.size() == 2);
+  CHECK(j.at(0).at("name") == "nccl");
+  CHECK(j.at(0).at("source").get<std::string>().find("prims_simple.h") != std::string::npos);
+  const auto& algos = j.at(0).at("algorithms");
+  CHECK(std::find(algos.begin(), algos.end(), "allreduce:nccl_ring") != algos.end());
+  CHECK(std::find(algos.begin(), algos.end(), "allreduce:ring") == algos.end());
+  CHECK(j.at(1).at("name") == "direct");
+  const auto t = run_collsim("stacks");
+  CHECK(t.code == 0);
+  CHECK(t.out.rfind("nccl\n", 0) == 0);
+}

@@ -1,0 +1,164 @@
+// The NCCL stack: NCCL's pieces (prims_simple.h's slices, LL/LL128 cut-through), the scenario's
+// protocol corrections, and the pipeline they make: a large ring runs at link rate x protocol
+// efficiency, and the per-step latency is paid once per pipeline step, not once per chunk.
+
+#include "collsim/stacks/nccl_stack.hpp"
+#include "collsim/stacks/stack.hpp"
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/core/verify.hpp"
+#include "collsim/engines/loggp.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace collsim;
+using algorithms::nccl::Algo;
+using algorithms::nccl::Proto;
+using core::CollectiveKind;
+
+namespace {
+
+constexpr double kRate = 10e9; // B/s
+
+core::Topology uniform(std::uint32_t p) {
+  core::TopologySpec spec;
+  spec.kind = "uniform";
+  spec.uniform.latency = core::Seconds{2e-6};
+  spec.uniform.bandwidth = core::Bandwidth{kRate};
+  return topologies::build(spec, p);
+}
+
+struct Run {
+  double time = 0.0;
+  core::Schedule lowered;
+};
+
+/// nccl_ring allreduce of n bytes on p uniform ranks, one channel, lowered by the NCCL stack.
+Run ring(std::uint32_t p, std::uint64_t n, const char* protocol, const core::NcclSpec& nccl = {}) {
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
+  const auto topo = uniform(p);
+  algorithms::Request req;
+  req.ranks = p;
+  req.bytes = core::Bytes{n};
+  req.topology = &topo;
+  req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "1"}});
+  const auto stacks = stacks::default_stacks();
+  REQUIRE(stacks.stack_for(algo).info().name == "nccl");
+  Run r;
+  r.lowered = stacks::lower(stacks, registry.generate(algo, req), {topo, nccl, algo});
+  r.time = engines::LogGPEngine().run(r.lowered, topo, {}).time.value;
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("NCCL cuts Simple ring chunks into two slices and everything else into one",
+          "[stacks][nccl]") {
+  using stacks::nccl_pieces;
+  // sliceSize = max(roundUp(len / 2, 64 B), 1 MiB / 32): a 2 MiB chunk is two 1 MiB slices.
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::ring, Proto::simple, 2 << 20) == 2);
+  CHECK(nccl_pieces(CollectiveKind::allgather, Algo::ring, Proto::simple, 100000) == 2);
+  CHECK(nccl_pieces(CollectiveKind::reduce_scatter, Algo::ring, Proto::simple, 40 << 10) == 2);
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::ring, Proto::simple, 32 << 10) == 1);
+  CHECK(nccl_pieces(CollectiveKind::bcast, Algo::ring, Proto::simple, 512 << 10) == 1);
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::tree, Proto::simple, 2 << 20) == 1);
+  // LL and LL128: cut-through, four pieces of at least 4 KiB.
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::ring, Proto::ll, 32 << 10) == 4);
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::tree, Proto::ll128, 9000) == 2);
+  CHECK(nccl_pieces(CollectiveKind::allreduce, Algo::ring, Proto::ll, 1024) == 1);
+  CHECK(stacks::slices_per_chunk(CollectiveKind::allreduce, Algo::ring) == 2);
+  CHECK(stacks::slices_per_chunk(CollectiveKind::allreduce, Algo::nvls_tree) == 1);
+}
+
+TEST_CASE("the NCCL stack runs NCCL's algorithms and the direct stack the rest", "[stacks]") {
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct"});
+  CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nccl_tree")).info().name ==
+        "nccl");
+  CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nvls_tree")).info().name ==
+        "nccl");
+  CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "ring")).info().name ==
+        "direct");
+  CHECK(stacks::nccl_algo_of(registry.find(CollectiveKind::allgather, "pat")) == Algo::pat);
+  CHECK_THROWS_WITH(stacks.find("ncl"), Catch::Contains("did you mean 'nccl'"));
+}
+
+TEST_CASE("a large NCCL ring runs at link rate times the protocol's efficiency",
+          "[stacks][nccl][pipeline]") {
+  // busbw = 2(p-1)/p n / T; the pipeline's fill (2(p-1) steps of latency plus one slice) and the
+  // launch are under 1 % of T at 1 GiB, so busbw is the link rate x payload bytes per wire byte.
+  const std::uint32_t p = 4;
+  const std::uint64_t n = 1ULL << 30;
+  for (const auto& [protocol, efficiency] : {std::pair<const char*, double>{"simple", 1.0},
+                                            {"ll128", 120.0 / 128.0},
+                                            {"ll", 0.5}}) {
+    const double t = ring(p, n, protocol).time;
+    const double busbw = 2.0 * (p - 1) / p * static_cast<double>(n) / t;
+    INFO(protocol);
+    CHECK(busbw == Approx(kRate * efficiency).epsilon(0.01));
+    CHECK(busbw <= kRate * efficiency);
+  }
+}
+
+TEST_CASE("the ring pays its per-step latency once per pipeline step, not once per chunk",
+          "[stacks][nccl][pipeline]") {
+  // dT/dL, the number of per-step latencies L on the critical path, from doubling L.
+  const std::uint32_t p = 4;
+  const auto latencies = [&](std::uint64_t n) {
+    const Run base = ring(p, n, "simple");
+    core::NcclSpec twice;
+    twice.simple.latency_factor = 2.0;
+    const Run slow = ring(p, n, "simple", twice);
+    const double l = base.lowered.header().protocol.inter_node_latency.value;
+    REQUIRE(l > 0.0);
+    REQUIRE(slow.lowered.header().protocol.inter_node_latency.value == Approx(2 * l));
+    return (slow.time - base.time) / l;
+  };
+  // A small message is one piece per step: every one of the 2(p-1) steps waits for the previous
+  // one, so dT/dL = 2(p-1) = 6 (NCCL's own latency term, nsteps x hwLat).
+  CHECK(latencies(4096) == Approx(2.0 * (p - 1)).epsilon(1e-6));
+  // 256 MiB: 32 loops of 4 chunks of 2 MiB, each sent as two 1 MiB slices (105 us on the wire at
+  // 10 GB/s, more than L). Store-and-forward chunks would pay L on each of the 2(p-1) x 32 = 192
+  // chunk steps; with NCCL's slices the next step's first slice has arrived while the link still
+  // sends this step's second one, the link never idles, and only the last hop's L is left:
+  // dT/dL = 1 (T = launch + 2(p-1)/p n / B + L + one slice's forwarding).
+  CHECK(latencies(256ULL << 20) == Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("NCCL-lowered schedules stay correct", "[stacks][nccl]") {
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  for (const std::uint32_t p : {1U, 2U, 3U, 7U}) {
+    const auto topo = uniform(p);
+    for (const auto* algo : registry.list()) {
+      if (!stacks::nccl_algo_of(*algo)) {
+        continue;
+      }
+      for (const std::uint64_t n : {std::uint64_t{3}, std::uint64_t{100000}, std::uint64_t{5} << 20}) {
+        for (const char* protocol : {"simple", "ll", "ll128"}) {
+          algorithms::Request req;
+          req.collective = algo->collective;
+          req.ranks = p;
+          req.bytes = core::Bytes{n};
+          req.topology = &topo;
+          const bool has_protocol =
+              std::any_of(algo->params.begin(), algo->params.end(),
+                          [](const auto& s) { return s.name == "protocol"; });
+          if (has_protocol) {
+            req.params = algorithms::resolve_params(*algo, {{"protocol", protocol}});
+          }
+          if (!registry.refusal(*algo, req).empty()) {
+            continue;
+          }
+          const core::Schedule s =
+              stacks::lower(stacks, registry.generate(*algo, req), {topo, {}, *algo});
+          INFO(algo->name << " p=" << p << " n=" << n << " " << protocol);
+          CHECK(core::check_semantics(s).summary() == "");
+        }
+      }
+    }
+  }
+}
