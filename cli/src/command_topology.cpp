@@ -8,6 +8,7 @@
 #include "collsim/engines/simgrid.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
+#include "collsim/topologies/nic_kinds.hpp"
 #include "collsim/topologies/summary.hpp"
 
 #include <algorithm>
@@ -122,6 +123,16 @@ std::string show_table(const Built& b, const topologies::TopologySummary& s,
     out += fmt::format("injection bandwidth: {} to {} per node\n",
                        topologies::format_gbps(s.injection_min),
                        topologies::format_gbps(s.injection_max));
+  }
+  const core::NodeSpec& node = sc.topology.system.node;
+  if (sc.topology.kind == "system" && !node.nic_kind.empty()) {
+    // The efficiency is for the library models; the links above carry the line rate.
+    const topologies::NicKind* kind = topologies::find_nic_kind(node.nic_kind);
+    out += fmt::format("nic kind:            {} ({}): {} x {} line rate, {}; transport "
+                       "efficiency {:.2f} (not applied to links)\n",
+                       node.nic_kind, kind == nullptr ? "?" : kind->summary, node.nics,
+                       topologies::format_gbps(node.nic_bandwidth),
+                       topologies::format_us(node.nic_latency), node.nic_efficiency);
   }
   if (s.bisection) {
     out += fmt::format("bisection bandwidth: {} per direction (first {} of {} nodes against the "

@@ -3,6 +3,7 @@
 #include "collsim/io/presets.hpp"
 #include "collsim/io/rankfile.hpp"
 #include "collsim/topologies/build.hpp"
+#include "collsim/topologies/nic_kinds.hpp"
 
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
@@ -68,8 +69,9 @@ constexpr std::array<std::string_view, 16> kClusterKeys{"kind",
                                                         "copy_bandwidth"};
 constexpr std::array<std::string_view, 8> kSystemKeys{
     "kind", "nodes", "node", "network", "placement", "overhead", "gap", "copy_bandwidth"};
-constexpr std::array<std::string_view, 8> kNodeKeys{
-    "gpus", "reduce_bandwidth", "nvlink", "pcie", "cpu", "nics", "nic_bandwidth", "nic_latency"};
+constexpr std::array<std::string_view, 10> kNodeKeys{
+    "gpus", "reduce_bandwidth", "nvlink",      "pcie",     "cpu",
+    "nics", "nic_bandwidth",    "nic_latency", "nic_kind", "nic_efficiency"};
 constexpr std::array<std::string_view, 5> kNvlinkKinds{"none", "all_to_all", "switch", "bridges",
                                                        "explicit"};
 constexpr std::array<std::string_view, 8> kNvlinkKeys{
@@ -654,8 +656,39 @@ private:
         n.nic_bandwidth = bandwidth(v);
       } else if (k == "nic_latency") {
         n.nic_latency = seconds(v);
+      } else if (k == "nic_kind") {
+        n.nic_kind = nic_kind(v);
+      } else if (k == "nic_efficiency") {
+        n.nic_efficiency = real(v, "a number greater than 0 and at most 1", 0.0, true);
+        if (n.nic_efficiency > 1.0) {
+          fail(v, fmt::format("expected a number greater than 0 and at most 1, got {}",
+                              scalar(v, "a number")));
+        }
       }
     }
+    // A kind written here gives the NIC values not written beside it (in a derived scenario it
+    // replaces the base's: a new kind is a new NIC).
+    if (fields.find("nic_kind") != nullptr) {
+      const topologies::NicKind* kind = topologies::find_nic_kind(n.nic_kind);
+      if (fields.find("nic_bandwidth") == nullptr) {
+        n.nic_bandwidth = kind->line_rate;
+      }
+      if (fields.find("nic_latency") == nullptr) {
+        n.nic_latency = kind->latency;
+      }
+      if (fields.find("nic_efficiency") == nullptr) {
+        n.nic_efficiency = kind->efficiency;
+      }
+    }
+  }
+
+  /// A NIC kind name (topologies/nic_kinds.hpp).
+  static std::string nic_kind(const Located& at) {
+    std::vector<std::string_view> names;
+    for (const auto& k : topologies::nic_kinds()) {
+      names.push_back(k.name);
+    }
+    return one_of(at, "NIC kind", "a NIC kind", names);
   }
 
   void nvlink_section(const Located& at, core::TopologySpec& spec) const {

@@ -102,7 +102,7 @@ std::vector<BadScenario> bad_scenarios() {
   {"empty_ranks.yaml", "empty_ranks.yaml:10:12: error: studies[0].ranks: expected at least one rank count"},
   {"empty_sizes.yaml", "empty_sizes.yaml:11:12: error: studies[0].sizes: expected at least one size"},
   // kind: system. Unknown keys, keys of another kind and unknown names, section by section.
-  {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency"},
+  {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency, nic_kind, nic_efficiency"},
   {"system_unknown_nvlink_key.yaml", "system_unknown_nvlink_key.yaml:9:7: error: topology.node.nvlink.link_bandwith: unknown key 'link_bandwith' (did you mean 'link_bandwidth'?); valid keys are: kind, link_bandwidth, latency, links_per_gpu, sharp, sharp_reduce_bandwidth"},
   {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, latency, switch_latency"},
   {"system_unknown_cpu_key.yaml", "system_unknown_cpu_key.yaml:8:7: error: topology.node.cpu.cores: unknown key 'cores'; valid keys are: sockets, numa_per_socket, cores_per_socket, memory_bandwidth, memory_latency, inter_socket, inter_socket_bandwidth, inter_socket_latency"},
@@ -115,12 +115,14 @@ std::vector<BadScenario> bad_scenarios() {
   {"system_nvlink_sharp_without_switch.yaml", "system_nvlink_sharp_without_switch.yaml:9:7: error: topology.node.nvlink.sharp: key 'sharp' is not valid for NVLink kind 'all_to_all'; valid keys are: kind, link_bandwidth, latency, links_per_pair"},
   {"system_unknown_network_kind.yaml", "system_unknown_network_kind.yaml:6:11: error: topology.network.kind: unknown network kind 'hypercube'; valid values are: switch, fat_tree, dragonfly, dragonfly_plus, torus"},
   {"system_unknown_nvlink_kind.yaml", "system_unknown_nvlink_kind.yaml:8:13: error: topology.node.nvlink.kind: unknown NVLink kind 'nvswitch' (did you mean 'switch'?); valid values are: none, all_to_all, switch, bridges, explicit"},
+  {"system_unknown_nic_kind.yaml", "system_unknown_nic_kind.yaml:7:15: error: topology.node.nic_kind: unknown NIC kind 'efaa' (did you mean 'efa'?); valid values are: ib_edr, ib_hdr, ib_ndr, roce, efa, tcpx, tcpxo"},
   {"system_unknown_placement_order.yaml", "system_unknown_placement_order.yaml:8:12: error: topology.placement.order: unknown placement order 'round_robin'; valid values are: block, cyclic, numa"},
   {"system_unknown_routing.yaml", "system_unknown_routing.yaml:7:14: error: topology.network.routing: unknown routing 'adaptive'; valid values are: minimal, valiant"},
   {"system_order_and_rankfile.yaml", "system_order_and_rankfile.yaml:8:12: error: topology.placement.order: give either 'order' or 'rankfile', not both (a rankfile is the order)"},
   // kind: system. Values out of range, checked key by key.
   {"system_pcie_gen_7.yaml", "system_pcie_gen_7.yaml:8:12: error: topology.node.pcie.gen: PCIe gen must be 3, 4, 5 or 6, got 7"},
   {"system_pcie_lanes_3.yaml", "system_pcie_lanes_3.yaml:8:14: error: topology.node.pcie.lanes: PCIe lanes must be 1, 2, 4, 8 or 16, got 3"},
+  {"system_nic_efficiency_above_one.yaml", "system_nic_efficiency_above_one.yaml:8:21: error: topology.node.nic_efficiency: expected a number greater than 0 and at most 1, got 1.5"},
   {"system_zero_nic_bandwidth.yaml", "system_zero_nic_bandwidth.yaml:7:20: error: topology.node.nic_bandwidth: a bandwidth must be positive, got '0 GB/s'"},
   {"system_negative_latency.yaml", "system_negative_latency.yaml:9:16: error: topology.node.nvlink.latency: a duration cannot be negative, got '-2 us'"},
   {"system_fat_tree_levels_4.yaml", "system_fat_tree_levels_4.yaml:7:13: error: topology.network.levels: a fat-tree has 1, 2 or 3 levels, got 4"},

@@ -100,8 +100,15 @@ struct NodeSpec {
   PcieSpec pcie;
   CpuSpec cpu;
   std::uint32_t nics = 1;
-  Bandwidth nic_bandwidth{25e9};
-  Seconds nic_latency{0.3e-6}; ///< NIC to its first switch
+  Bandwidth nic_bandwidth{25e9}; ///< line rate per NIC and direction
+  Seconds nic_latency{0.3e-6};   ///< NIC to its first switch
+  /// The transport the NICs speak (topologies/nic_kinds.hpp: ib_edr, ib_hdr, ib_ndr, roce, efa,
+  /// tcpx, tcpxo); empty: not given, a generic NIC.
+  std::string nic_kind;
+  /// Share of the line rate a large transfer reaches with that transport, in (0, 1]: the kind's
+  /// value unless the scenario writes nic_efficiency; 1 without a kind. Stored for the stack
+  /// (library) models; topologies, engines and busbw limits use the line rate.
+  double nic_efficiency = 1.0;
   bool operator==(const NodeSpec&) const = default;
 };
 

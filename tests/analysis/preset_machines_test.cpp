@@ -1,0 +1,162 @@
+// The presets of issue 17 (HGX H200, DGX B200, GB200 NVL72, the cloud machines with their NIC
+// kinds): each cites its sources in its header, builds for one and two nodes, and an NCCL ring
+// allreduce of 1 GiB stays at or below the physical bus-bandwidth limit (analysis::busbw_limit,
+// which uses line rates) and above a floor that a sane model of the machine clears.
+// presets_test.cpp runs their studies with every other preset.
+
+#include "collsim/analysis/limits.hpp"
+#include "collsim/analysis/simulate.hpp"
+#include "collsim/io/presets.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+using namespace collsim;
+
+namespace {
+
+struct Machine {
+  const char* preset;
+  const char* nic_kind;
+  std::uint32_t gpus_per_node;
+};
+
+constexpr Machine kMachines[] = {
+    {"hgx-h200", "ib_ndr", 8}, {"dgx-b200", "ib_ndr", 8},    {"gb200-nvl72", "ib_ndr", 72},
+    {"aws-p4d", "efa", 8},     {"aws-p5", "efa", 8},         {"gcp-a3-mega", "tcpxo", 8},
+    {"gcp-a3", "tcpx", 8},     {"oci-a100-roce", "roce", 8},
+};
+
+/// The header comment: the lines before the first line that is not a comment.
+std::string header_of(std::string_view text) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  std::string out;
+  while (std::getline(in, line) && line.rfind('#', 0) == 0) {
+    out += line + "\n";
+  }
+  return out;
+}
+
+/// NCCL opens at least one channel per NIC (its topology search sizes the channel count to the
+/// node's bandwidth); collsim's nccl_ring defaults to 2 channels, which cross the node boundary
+/// through 2 NICs only. The test gives one channel per GPU (at most NCCL's MAXCHANNELS = 64), so
+/// every NIC of the node carries a ring.
+core::ResultRow ring_allreduce(const core::Scenario& s, std::uint32_t ranks, std::uint32_t channels,
+                               const char* engine) {
+  core::StudySpec study;
+  study.engine = engine;
+  study.collective = core::CollectiveKind::allreduce;
+  study.algorithms = {"nccl_ring"};
+  study.params["channels"] = std::to_string(std::min<std::uint32_t>(channels, 64));
+  study.ranks = {ranks};
+  study.sizes = {core::Bytes{1ULL << 30}};
+  const auto registry = algorithms::make_default_registry();
+  const auto result = analysis::run_study(s, study, registry, {}, 2);
+  REQUIRE(result.rows.size() == 1);
+  return result.rows.front();
+}
+
+} // namespace
+
+TEST_CASE("the issue-17 presets cite their sources and name their NIC kind", "[presets]") {
+  for (const auto& m : kMachines) {
+    INFO("preset " << m.preset);
+    const auto text = io::preset_text(m.preset);
+    REQUIRE(text.has_value());
+    const std::string header = header_of(*text);
+    CHECK(header.size() > 400);
+    CHECK(header.find("[S") != std::string::npos); // hardware.md source ids
+    const auto s = io::load_scenario(m.preset);
+    CHECK(s.topology.kind == "system");
+    CHECK(s.topology.system.node.nic_kind == m.nic_kind);
+    CHECK(s.topology.system.node.gpus == m.gpus_per_node);
+    // Stored for the stack layer: below 1 for every transport.
+    CHECK(s.topology.system.node.nic_efficiency < 1.0);
+    CHECK(s.topology.system.node.nic_efficiency > 0.0);
+    // A header that names a cloud transport cites a public page for it.
+    if (std::string(m.nic_kind) != "ib_ndr") {
+      CHECK(header.find("https://") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the issue-17 presets build for one and two nodes", "[presets]") {
+  for (const auto& m : kMachines) {
+    INFO("preset " << m.preset);
+    const auto s = io::load_scenario(m.preset);
+    for (std::uint32_t nodes : {1U, 2U}) {
+      const auto t = topologies::build(s.topology, nodes * m.gpus_per_node);
+      CHECK(t.rank_count() == nodes * m.gpus_per_node);
+      std::set<std::uint32_t> used;
+      for (core::Rank r = 0; r < t.rank_count(); ++r) {
+        used.insert(t.node_of(r));
+      }
+      CHECK(used.size() == nodes);
+    }
+  }
+}
+
+TEST_CASE("an NCCL ring allreduce of 1 GiB on the issue-17 presets stays within the busbw limit",
+          "[presets][limits]") {
+  for (const auto& m : kMachines) {
+    for (std::uint32_t nodes : {1U, 2U}) {
+      const std::uint32_t ranks = nodes * m.gpus_per_node;
+      INFO("preset " << m.preset << " at " << ranks << " ranks");
+      const auto s = io::load_scenario(m.preset);
+      const auto limit = analysis::busbw_limit(topologies::build(s.topology, ranks));
+      // The loggp engine prices routes without contention, which is exact only while no two
+      // channels share a NIC: where two GPUs share one (p4d, A3 High), SimGrid's max-min
+      // sharing times the two-node run.
+      const bool shared_nic = s.topology.system.node.nics < m.gpus_per_node;
+      const auto row =
+          ring_allreduce(s, ranks, m.gpus_per_node, nodes > 1 && shared_nic ? "simgrid" : "loggp");
+      INFO("busbw " << row.busbw.gbps() << " GB/s, limit " << limit.bandwidth.gbps() << " GB/s ("
+                    << limit.reason << ")");
+      CHECK(row.busbw.bytes_per_second <= limit.bandwidth.bytes_per_second * (1 + 1e-9));
+      // A 1 GiB ring is bandwidth-bound and reaches at least 40 % of the limit. Not more:
+      // collsim's NCCL rings enter a node at GPU c and leave it at GPU c-1 whichever NICs those
+      // GPUs use, so where two GPUs share a NIC some NICs carry two channels and others none
+      // (about half the limit on p4d and A3 High; NCCL balances its rings over the NICs), and
+      // LogGP's single port serialises a rank's NVLink and NIC messages.
+      CHECK(row.busbw.bytes_per_second >= 0.4 * limit.bandwidth.bytes_per_second);
+    }
+  }
+}
+
+TEST_CASE("busbw limit: the issue-17 presets' bottlenecks are their NVLink and their NICs",
+          "[presets][limits]") {
+  const auto limit_of = [](const char* preset, std::uint32_t ranks) {
+    return analysis::busbw_limit(topologies::build(io::load_scenario(preset).topology, ranks));
+  };
+  // NVLink 5: 18 x 50 GB/s per GPU; NVLink 4: 18 x 25; NVLink 3: 12 x 25.
+  CHECK(limit_of("dgx-b200", 8).bandwidth.gbps() == Approx(900));
+  CHECK(limit_of("gb200-nvl72", 72).bandwidth.gbps() == Approx(900));
+  CHECK(limit_of("hgx-h200", 8).bandwidth.gbps() == Approx(450));
+  CHECK(limit_of("aws-p4d", 8).bandwidth.gbps() == Approx(300));
+  // Two nodes: the node's NICs at line rate (the transport efficiency is not applied).
+  CHECK(limit_of("hgx-h200", 16).bandwidth.gbps() == Approx(400)); // 8 x 400 Gb/s
+  // NVL72: 72 x 400 Gb/s = 3.6 TB/s leave a rack, more than a GPU's 900 GB/s of NVLink.
+  CHECK(limit_of("gb200-nvl72", 144).bandwidth.gbps() == Approx(900));
+  CHECK(limit_of("aws-p4d", 16).bandwidth.gbps() == Approx(50));        // 4 x 100 Gb/s EFA
+  CHECK(limit_of("aws-p5", 16).bandwidth.gbps() == Approx(400));        // 32 x 100 Gb/s EFA
+  CHECK(limit_of("gcp-a3-mega", 16).bandwidth.gbps() == Approx(200));   // 8 x 200 Gb/s
+  CHECK(limit_of("gcp-a3", 16).bandwidth.gbps() == Approx(100));        // 4 x 200 Gb/s
+  CHECK(limit_of("oci-a100-roce", 16).bandwidth.gbps() == Approx(200)); // 1.6 Tb/s
+}
+
+TEST_CASE("a scenario derived from a cloud preset keeps the preset's NIC kind and rate",
+          "[presets]") {
+  // aws-p5 writes nic_kind efa beside nic_bandwidth 400 Gb/s (4 EFA cards per GPU as one NIC).
+  const auto kept =
+      io::parse_scenario("base: aws-p5\ntopology:\n  node:\n    nics: 4\n", "kept.yaml");
+  CHECK(kept.topology.system.node.nic_kind == "efa");
+  CHECK(kept.topology.system.node.nic_bandwidth.gbps() == Approx(50));
+  CHECK(kept.topology.system.node.nic_efficiency == Approx(0.59));
+  CHECK(kept.topology.system.node.nics == 4);
+}

@@ -1,0 +1,93 @@
+// NIC kinds (nic_kinds.hpp). Source ids [Sn] are those of ../shared/reference/hardware.md
+// (section 10); URLs are public pages found for the cloud transports. Line rates are per NIC and
+// direction; latencies are per NIC link: a route between nodes crosses two NIC links, so an
+// end-to-end latency is halved here (the existing presets write HDR's 0.6 us as 0.3 us).
+//
+// Efficiencies (large-transfer share of the line rate):
+//   ib_edr  0.92  [unverified]: no EDR measurement; HDR's ib_read_bw ratio 23/25 [S45] assumed
+//   ib_hdr  0.96  24 of 25 GB/s per HDR NIC through NCCL (maintainer: 2 NICs -> 48 GB/s) [S46]
+//   ib_ndr  0.95  380 of 400 Gb/s GPUDirect RDMA threshold on Azure NDv5 [S28]
+//   roce    0.80  [unverified]: no RoCE measurement; the ~80 % of advertised rule of thumb [S1]
+//   efa     0.59  [derived from a published measurement]: nccl-tests allreduce on 4 x p4d-class
+//                 instances (4 x 100 Gb/s EFA = 50 GB/s per node) reached busbw 29.6 GB/s
+//                 (NCCL 2.9.9), https://github.com/NVIDIA/nccl/issues/527 ; 29.6 / 50 = 0.59
+//   tcpx    0.70  [unverified]: no published GPUDirect-TCPX efficiency; below roce's 0.8
+//                 because the data path is TCP
+//   tcpxo   0.80  [unverified]: no published number; the ~80 % rule of thumb [S1]
+//
+// Latencies (per NIC link):
+//   ib_edr  0.25 us  EDR 0.5 us end to end [S1]
+//   ib_hdr  0.3 us   HDR 0.6 us end to end [S1, S39]
+//   ib_ndr  0.3 us   [unverified]: NDR latency not published [S1]; HDR's value
+//   roce    1 us     RDMA "~2 us" end to end in OCI's RoCE cluster network,
+//                    https://blogs.oracle.com/cloud-infrastructure/zettascale-osu-nccl-benchmark-h100-ai-workloads
+//   efa     5 us     [unverified]: AWS only says EFA has "lower and more consistent latency" than
+//                    TCP, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html ; half of
+//                    TCP's lower bound (10-50 us end to end, OCI page above)
+//   tcpx    10 us    [unverified]: TCP/IP 10-50 us end to end (OCI page above); 20 us end to end
+//   tcpxo   5 us     [unverified]: the lower end of that range (10 us end to end)
+//
+// Line rates (per NIC):
+//   ib_edr 100, ib_hdr 200, ib_ndr 400 Gb/s [S1, S44]; roce 200 Gb/s (ConnectX-6 EN 200GbE
+//   [S96]); efa 100 Gb/s (p5: 32 network cards, 3,200 Gb/s,
+//   https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/p5-efa.html ); tcpx and tcpxo 200 Gb/s
+//   (A3 High 1,000 Gb/s with GPUDirect-TCPX, A3 Mega 1,800 Gb/s with GPUDirect-TCPXO, each
+//   including one 200 Gb/s general-purpose NIC,
+//   https://cloud.google.com/compute/docs/gpus/gpu-network-bandwidth ; the 200 Gb/s per GPU NIC
+//   split is [unverified]).
+
+#include "collsim/topologies/nic_kinds.hpp"
+
+#include <array>
+
+namespace collsim::topologies {
+namespace {
+
+constexpr core::Bandwidth gbit(double gbps) {
+  return core::Bandwidth{gbps * 1e9 / 8.0};
+}
+constexpr core::Seconds us(double v) {
+  return core::Seconds{v * 1e-6};
+}
+
+constexpr std::array<NicKind, 7> kNicKinds{{
+    {"ib_edr", "InfiniBand EDR (ConnectX-5 class), RDMA", gbit(100), us(0.25), 0.92,
+     "rate, latency [S1]; efficiency unverified (HDR's ratio [S45])"},
+    {"ib_hdr", "InfiniBand HDR (ConnectX-6), RDMA", gbit(200), us(0.3), 0.96,
+     "rate, latency [S1, S39]; efficiency 24/25 GB/s through NCCL [S46]"},
+    {"ib_ndr", "InfiniBand NDR (ConnectX-7), RDMA", gbit(400), us(0.3), 0.95,
+     "rate [S1, S44]; latency unverified (HDR's); efficiency 380/400 Gb/s [S28]"},
+    {"roce", "RDMA over Converged Ethernet (ConnectX, RoCE v2)", gbit(200), us(1.0), 0.80,
+     "rate [S96]; latency ~2 us end to end (OCI); efficiency unverified (rule of thumb [S1])"},
+    {"efa", "AWS Elastic Fabric Adapter (SRD)", gbit(100), us(5.0), 0.59,
+     "rate (AWS p5 EFA page); latency unverified; efficiency from NVIDIA/nccl#527 (4 x p4d)"},
+    {"tcpx", "Google Cloud GPUDirect-TCPX (A3 High)", gbit(200), us(10.0), 0.70,
+     "rate (GCP GPU network bandwidth page); latency and efficiency unverified"},
+    {"tcpxo", "Google Cloud GPUDirect-TCPXO (A3 Mega)", gbit(200), us(5.0), 0.80,
+     "rate (GCP GPU network bandwidth page); latency and efficiency unverified"},
+}};
+
+} // namespace
+
+std::span<const NicKind> nic_kinds() {
+  return kNicKinds;
+}
+
+const NicKind* find_nic_kind(std::string_view name) {
+  for (const NicKind& k : kNicKinds) {
+    if (k.name == name) {
+      return &k;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> nic_kind_names() {
+  std::vector<std::string> out;
+  for (const NicKind& k : kNicKinds) {
+    out.emplace_back(k.name);
+  }
+  return out;
+}
+
+} // namespace collsim::topologies
