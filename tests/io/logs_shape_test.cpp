@@ -175,7 +175,8 @@ TEST_CASE("nccl-tests' own comment lines are never read as '#'-prefixed rows",
 
 // --- apply_log_shape: --ranks and --nodes ------------------------------------------------------
 
-TEST_CASE("--ranks and --nodes fill in a rank count the log does not state", "[io][logs][shape]") {
+TEST_CASE("counts given with --ranks and --nodes fill in a rank count the log does not state",
+          "[io][logs][shape]") {
   ParsedLog log = parse_data(kHpc7g);
   REQUIRE(log.runs.size() == 6);
   REQUIRE(log.runs[0].ranks == 0);
@@ -202,8 +203,9 @@ TEST_CASE("--ranks and --nodes fill in a rank count the log does not state", "[i
                 ": --ranks 64 replaces the 2 ranks the log gives (from the point-to-point)") == 1);
 }
 
-TEST_CASE("--ranks and --nodes win over the log's own counts, with a warning naming them",
-          "[io][logs][shape]") {
+TEST_CASE(
+    "counts given with --ranks and --nodes win over the log's own, with a warning naming them",
+    "[io][logs][shape]") {
   ParsedLog log = parse_data(kA100);
   apply_log_shape(log, LogShape{16, 2});
   CHECK(log.runs[0].ranks == 16);
