@@ -3,6 +3,8 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/core/sizes.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <charconv>
 #include <cstdio>
 #include <fmt/format.h>
@@ -164,6 +166,68 @@ std::string crossovers_json(const std::vector<analysis::CrossoverRange>& ranges)
                    {"max_speedup", r.max_speedup}});
   }
   return arr.dump();
+}
+
+namespace {
+
+/// The value of --ranks or --nodes: a whole number from 1 to 2^24. `what` is "rank" or "node".
+std::uint32_t parse_count(const std::string& text, const char* option, const char* what,
+                          const char* example) {
+  constexpr std::uint64_t kMax = 1ULL << 24;
+  const bool negative = text.size() > 1 && text.front() == '-';
+  const std::string_view digits = std::string_view(text).substr(negative ? 1 : 0);
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (digits.empty() || ptr != digits.data() + digits.size() ||
+      (ec != std::errc{} && ec != std::errc::result_out_of_range)) {
+    throw core::UsageError(fmt::format("{}: expected a whole number of {}s like '{}', got '{}'",
+                                       option, what, example, text));
+  }
+  if (negative || v == 0) {
+    throw core::UsageError(
+        fmt::format("{}: a log needs at least 1 {}, got {}", option, what, text));
+  }
+  if (ec == std::errc::result_out_of_range || v > kMax) {
+    throw core::UsageError(fmt::format("{}: at most {} {}s, got {}", option, kMax, what, text));
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+} // namespace
+
+void add_log_shape_options(CLI::App& cmd, LogShapeOptions& options) {
+  options.ranks_option =
+      cmd.add_option("--ranks", options.ranks,
+                     "Rank count of every log given, for logs that do not state it (OSU tables "
+                     "without a launch command, tables pasted without nccl-tests' device list); "
+                     "replaces a count the log states, with a warning");
+  options.nodes_option =
+      cmd.add_option("--nodes", options.nodes,
+                     "Node count of every log given (ranks per node = ranks / nodes); replaces a "
+                     "count the log states, with a warning");
+}
+
+io::LogShape log_shape(const LogShapeOptions& options) {
+  io::LogShape shape;
+  if (options.ranks_option != nullptr && options.ranks_option->count() > 0) {
+    shape.ranks = parse_count(options.ranks, "--ranks", "rank", "16");
+  }
+  if (options.nodes_option != nullptr && options.nodes_option->count() > 0) {
+    shape.nodes = parse_count(options.nodes, "--nodes", "node", "2");
+  }
+  if (shape.ranks && shape.nodes) {
+    if (*shape.nodes > *shape.ranks) {
+      throw core::UsageError(fmt::format("--nodes {} is more than --ranks {}: every node runs at "
+                                         "least one rank",
+                                         *shape.nodes, *shape.ranks));
+    }
+    if (*shape.ranks % *shape.nodes != 0) {
+      throw core::UsageError(fmt::format("--ranks {} does not divide evenly over --nodes {}: "
+                                         "ranks per node = ranks / nodes must be a whole number",
+                                         *shape.ranks, *shape.nodes));
+    }
+  }
+  return shape;
 }
 
 Format parse_format(const std::string& text) {

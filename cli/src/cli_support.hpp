@@ -5,11 +5,17 @@
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/result.hpp"
+#include "collsim/io/logs.hpp"
 
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+class Option;
+} // namespace CLI
 
 namespace collsim::cli {
 
@@ -32,6 +38,20 @@ analysis::Progress terminal_progress(const std::string& label);
 std::string format_crossovers(const std::vector<analysis::CrossoverRange>& ranges);
 /// ... and as a JSON array.
 std::string crossovers_json(const std::vector<analysis::CrossoverRange>& ranges);
+
+/// `--ranks N` and `--nodes M` of ingest, validate and calibrate: counts for every log of the
+/// command, for logs that do not state them (docs/logs.md). Kept as text so that a bad value gets
+/// collsim's own one-line error.
+struct LogShapeOptions {
+  std::string ranks;
+  std::string nodes;
+  CLI::Option* ranks_option = nullptr;
+  CLI::Option* nodes_option = nullptr;
+};
+void add_log_shape_options(CLI::App& cmd, LogShapeOptions& options);
+/// The counts given, checked: whole numbers from 1 to 2^24, nodes at most ranks and dividing
+/// them. Throws UsageError (exit 2) with one line naming the option.
+io::LogShape log_shape(const LogShapeOptions& options);
 
 /// Output formats accepted by --format.
 enum class Format { table, csv, json };

@@ -1,7 +1,7 @@
 // `collsim ingest FILE...`: reads measured logs (nccl-tests, OSU micro-benchmarks, IMB-MPI1) and
 // prints their measurements in one normalised form, the input of validation and calibration.
 // Warnings go to stderr as "file:line: warning: ..."; a log that cannot be read stops the command
-// with its error (exit 2).
+// with its error (exit 2). --ranks and --nodes give counts that the logs do not state.
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -50,12 +50,15 @@ std::string describe(const io::ParsedLog& log, const io::LogInfo& info, std::siz
   }
   s += fmt::format(": {} (from the {})", info.operation, info.operation_source);
   if (info.ranks > 0) {
-    s += fmt::format(", {} ranks (from the {})", info.ranks, info.ranks_source);
+    s += info.ranks_source == "--ranks"
+             ? fmt::format(", {} ranks (--ranks)", info.ranks)
+             : fmt::format(", {} ranks (from the {})", info.ranks, info.ranks_source);
   } else {
     s += ", ranks unknown";
   }
   if (info.nodes > 0) {
-    s += fmt::format(", {} node{}", info.nodes, info.nodes == 1 ? "" : "s");
+    s += fmt::format(", {} node{}{}", info.nodes, info.nodes == 1 ? "" : "s",
+                     info.nodes_source == "--nodes" ? " (--nodes)" : "");
   }
   for (const auto& gpu : info.gpus) {
     s += ", " + gpu;
@@ -164,6 +167,7 @@ std::string format_json(const Ingested& in) {
                       {"buffers", i.buffers},
                       {"gpus", i.gpus},
                       {"nodes", i.nodes},
+                      {"nodes_source", i.nodes_source},
                       {"ranks", i.ranks},
                       {"ranks_source", i.ranks_source},
                       {"command", i.command},
@@ -214,17 +218,21 @@ void add_ingest(CLI::App& app) {
     std::vector<std::string> files;
     std::string format = "table";
     std::string output;
+    LogShapeOptions shape;
   };
   auto a = std::make_shared<Args>();
   cmd->add_option("files", a->files, "Log files (the format of each is detected)")->required();
+  add_log_shape_options(*cmd, a->shape);
   cmd->add_option("--format", a->format, "Output format: table, csv or json")
       ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->callback([a] {
     const Format format = parse_format(a->format);
+    const io::LogShape shape = log_shape(a->shape);
     Ingested in;
     for (const std::string& file : a->files) {
       io::ParsedLog log = io::load_log(file);
+      io::apply_log_shape(log, shape);
       for (const io::LogWarning& w : log.warnings) {
         std::cerr << io::format_warning(log, w) << '\n';
       }

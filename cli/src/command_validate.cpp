@@ -7,13 +7,17 @@
 #include "collsim/analysis/calibrate.hpp"
 #include "collsim/analysis/measured_logs.hpp"
 #include "collsim/analysis/validate.hpp"
+#include "collsim/analysis/what_if.hpp"
 #include "collsim/io/logs.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -24,13 +28,74 @@ namespace {
 
 /// The measured points of some logs (warnings on stderr; what collsim cannot model in `ignored`).
 std::vector<analysis::MeasuredPoint> read_points(const std::vector<std::string>& paths,
-                                                 std::vector<std::string>& ignored) {
-  analysis::MeasuredLogs logs = analysis::read_measured_logs(paths);
+                                                 std::vector<std::string>& ignored,
+                                                 const io::LogShape& shape) {
+  analysis::MeasuredLogs logs = analysis::read_measured_logs(paths, shape);
   for (const std::string& w : logs.warnings) {
     std::cerr << w << "\n";
   }
   ignored.insert(ignored.end(), logs.ignored.begin(), logs.ignored.end());
   return std::move(logs.points);
+}
+
+/// Whether --nodes changes the scenario: cluster and system topologies have nodes, a uniform one
+/// does not (a warning says so).
+bool places_by_nodes(const core::Scenario& scenario, const io::LogShape& shape) {
+  if (!shape.nodes) {
+    return false;
+  }
+  if (!analysis::what_if_shape(scenario).nodes) {
+    std::cerr << fmt::format("collsim: warning: --nodes {}: scenario '{}' has a {} topology, which "
+                             "has no nodes; the node count does not change its predictions\n",
+                             *shape.nodes, scenario.name, scenario.topology.kind);
+    return false;
+  }
+  return true;
+}
+
+/// The scenario with `ranks` / `nodes` ranks on each node (--nodes): a cluster's devices per node
+/// or a system's placement.ranks_per_node.
+core::Scenario placed(const core::Scenario& scenario, std::uint32_t ranks, std::uint32_t nodes) {
+  analysis::WhatIf change;
+  change.ranks_per_node = ranks / nodes;
+  try {
+    return analysis::apply_what_if(scenario, change);
+  } catch (const core::UsageError& e) {
+    std::string why = e.what();
+    if (why.starts_with("what-if: ")) {
+      why = why.substr(9);
+    }
+    throw core::UsageError(fmt::format("--nodes {} with {} ranks: {} (scenario '{}')", nodes, ranks,
+                                       why, scenario.name));
+  }
+}
+
+/// validate() once per rank count, each with that count placed over `nodes` nodes; rows and
+/// skipped points in the order of the rank counts' first points.
+analysis::ValidationResult validate_placed(const core::Scenario& scenario,
+                                           const std::vector<analysis::MeasuredPoint>& points,
+                                           std::uint32_t nodes,
+                                           const algorithms::Registry& registry,
+                                           const analysis::ValidateOptions& opt) {
+  std::vector<std::uint32_t> counts;
+  for (const auto& p : points) {
+    if (std::find(counts.begin(), counts.end(), p.ranks) == counts.end()) {
+      counts.push_back(p.ranks);
+    }
+  }
+  analysis::ValidationResult out;
+  for (const std::uint32_t ranks : counts) {
+    std::vector<analysis::MeasuredPoint> group;
+    std::copy_if(points.begin(), points.end(), std::back_inserter(group),
+                 [&](const analysis::MeasuredPoint& p) { return p.ranks == ranks; });
+    // A point without a rank count is skipped by validate() whatever the placement.
+    const core::Scenario s = ranks == 0 ? scenario : placed(scenario, ranks, nodes);
+    analysis::ValidationResult r = analysis::validate(s, group, registry, opt);
+    std::move(r.rows.begin(), r.rows.end(), std::back_inserter(out.rows));
+    std::move(r.skipped.begin(), r.skipped.end(), std::back_inserter(out.skipped));
+  }
+  out.summary = analysis::summarize(out.rows);
+  return out;
 }
 
 std::string stats_line(const char* label, const analysis::ErrorStats& s) {
@@ -55,6 +120,7 @@ void add_validate(CLI::App& app) {
     std::string format = "table";
     std::string output;
     unsigned threads = 0;
+    LogShapeOptions shape;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -72,19 +138,24 @@ void add_validate(CLI::App& app) {
   cmd->add_option("--format", a->format, "table or json")->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_log_shape_options(*cmd, a->shape);
   cmd->callback([a] {
     if (a->format != "table" && a->format != "json") {
       throw core::UnknownNameError("format", a->format, {"table", "json"});
     }
+    const io::LogShape shape = log_shape(a->shape);
     const core::Scenario scenario = io::load_scenario(a->scenario);
     std::vector<std::string> ignored;
-    const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored);
+    const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored, shape);
     analysis::ValidateOptions opt;
     opt.algorithm = a->algorithm;
     opt.engine = analysis::EngineChoice(a->engine, scenario);
     opt.threads = a->threads;
     const algorithms::Registry registry = algorithms::make_default_registry();
-    const analysis::ValidationResult r = analysis::validate(scenario, points, registry, opt);
+    const analysis::ValidationResult r =
+        places_by_nodes(scenario, shape)
+            ? validate_placed(scenario, points, *shape.nodes, registry, opt)
+            : analysis::validate(scenario, points, registry, opt);
     ignored.insert(ignored.end(), r.skipped.begin(), r.skipped.end());
 
     std::string text;
@@ -170,6 +241,7 @@ void add_calibrate(CLI::App& app) {
     std::string output;
     std::string name;
     unsigned threads = 0;
+    LogShapeOptions shape;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -191,11 +263,33 @@ void add_calibrate(CLI::App& app) {
   cmd->add_option("-o,--output", a->output, "The fitted scenario (YAML)")->required();
   cmd->add_option("--name", a->name, "Name of the fitted scenario (default: <name>-calibrated)");
   cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_log_shape_options(*cmd, a->shape);
   cmd->callback([a] {
-    const core::Scenario scenario = io::load_scenario(a->scenario);
+    const io::LogShape shape = log_shape(a->shape);
+    core::Scenario scenario = io::load_scenario(a->scenario);
     std::vector<std::string> ignored;
-    std::vector<analysis::MeasuredPoint> fit = read_points(a->logs, ignored);
-    std::vector<analysis::MeasuredPoint> holdout = read_points(a->holdout, ignored);
+    std::vector<analysis::MeasuredPoint> fit = read_points(a->logs, ignored, shape);
+    std::vector<analysis::MeasuredPoint> holdout = read_points(a->holdout, ignored, shape);
+    if (places_by_nodes(scenario, shape)) {
+      // One fitted scenario has one placement: the logs must share their rank count.
+      std::vector<std::uint32_t> counts;
+      for (const auto* list : {&fit, &holdout}) {
+        for (const auto& p : *list) {
+          if (p.ranks != 0 && std::find(counts.begin(), counts.end(), p.ranks) == counts.end()) {
+            counts.push_back(p.ranks);
+          }
+        }
+      }
+      if (counts.size() > 1) {
+        throw core::UsageError(fmt::format(
+            "--nodes {}: the logs have {} rank counts ({}); calibrate fits one placement, so give "
+            "--ranks too or calibrate each rank count on its own",
+            *shape.nodes, counts.size(), fmt::join(counts, ", ")));
+      }
+      if (counts.size() == 1) {
+        scenario = placed(scenario, counts.front(), *shape.nodes);
+      }
+    }
     if (a->holdout_split) {
       // Alternate rows of each (file, collective, ranks) series, in the log's order.
       std::map<std::tuple<std::string, core::CollectiveKind, std::uint32_t>, std::size_t> seen;

@@ -26,13 +26,17 @@ std::optional<LogFormat> detect(const std::vector<Line>& lines) {
     if (line.blank() || line.binary_column != 0) {
       continue;
     }
-    const std::string_view b = line.body;
-    if (logs::starts_with(b, "nccl-tests version") ||
-        logs::starts_with(b, "Collective test starting:") ||
-        (logs::starts_with(b, "nThread ") && b.find(" nGpus ") != std::string_view::npos) ||
-        b == "Using devices" || logs::is_nccl_column_header(line) || logs::is_nccl_data_row(line)) {
+    // nccl-tests output behind a wrapper's '#' has its own comment lines commented twice.
+    const Line unwrapped = logs::without_second_hash(line);
+    const std::string_view u = unwrapped.body;
+    if (logs::starts_with(u, "nccl-tests version") ||
+        logs::starts_with(u, "Collective test starting:") ||
+        (logs::starts_with(u, "nThread ") && u.find(" nGpus ") != std::string_view::npos) ||
+        u == "Using devices" || logs::is_nccl_column_header(unwrapped) ||
+        logs::is_nccl_data_row(line)) {
       return LogFormat::nccl_tests;
     }
+    const std::string_view b = line.body;
     if (logs::is_osu_banner(line)) {
       return LogFormat::osu;
     }

@@ -115,6 +115,14 @@ ParsedLog parse_nccl_tests(const std::vector<Line>& lines, const std::string& fi
 ParsedLog parse_osu(const std::vector<Line>& lines, const std::string& file);
 ParsedLog parse_imb(const std::vector<Line>& lines, const std::string& file);
 
+/// `line` with the second '#' of a line that a wrapper commented out again ("# #  Rank  0 ...")
+/// removed from its body; other lines unchanged.
+Line without_second_hash(Line line);
+/// nccl-tests output that a wrapper printed behind '#' (logs_nccl_commented.cpp): every line
+/// through without_second_hash, and the commented rows of a table without plain data rows made
+/// data rows, with one warning per such table.
+std::vector<Line> uncomment_nccl_tables(std::vector<Line> lines, Warnings& warn);
+
 // Signatures used to detect the format (and by the parsers to recognise the same lines).
 bool is_nccl_column_header(const Line& line);
 bool is_nccl_data_row(const Line& line);

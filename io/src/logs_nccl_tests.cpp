@@ -264,6 +264,7 @@ public:
       : lines_(lines), file_(file), warn_("nccl-tests") {}
 
   ParsedLog parse() {
+    lines_ = uncomment_nccl_tables(std::move(lines_), warn_);
     for (std::size_t i = 0; i < lines_.size(); ++i) {
       i += read_line(i) - 1;
     }
@@ -592,6 +593,7 @@ private:
       }
     }
     info.nodes = static_cast<std::uint32_t>(hosts.size());
+    info.nodes_source = hosts.empty() ? "" : "device list";
     for (const Row& r : run.rows) {
       if (info.datatype.find(r.type) == std::string::npos) {
         append_word(info.datatype, r.type, ',');
@@ -676,7 +678,7 @@ private:
                         "busbw / algbw nor a launch command tell it");
   }
 
-  const std::vector<Line>& lines_;
+  std::vector<Line> lines_;
   const std::string& file_;
   Warnings warn_;
   ParsedLog out_;

@@ -452,10 +452,12 @@ private:
         info.accelerator = excerpt(*d);
       }
       info.nodes = run.command->nodes.value_or(0);
+      info.nodes_source = info.nodes == 0 ? "" : "launch command";
     }
     if (probe_) {
-      if (info.nodes == 0) {
+      if (info.nodes == 0 && probe_->nodes != 0) {
         info.nodes = probe_->nodes;
+        info.nodes_source = "collsim-probe header";
       }
       info.mpi_version = probe_->mpi_library;
     }

@@ -112,6 +112,8 @@ const std::map<std::string, Expected>& expected_logs() {
     {"oci_2x8_a100_40gb_roce_allreduce_nccl-tests.txt", {LogFormat::nccl_tests, {{"allreduce", 16, 31}}}},
     // mpirun -np 96 / -np 192 / -np 96; complete rows 1..512 B, 1..1024 B, 1..2048 B before each cut row.
     {"ompi12318_p4d_osu_reduce_cuda_full.txt", {LogFormat::osu, {{"reduce", 96, 10}, {"reduce", 192, 11}, {"allreduce", 96, 12}}}},
+    // The a100 log with every output line behind "# " (a wrapper's output; derived, see its header).
+    {"slurm_hash_prefixed_a100_1x8_allreduce_nccl-tests.txt", {LogFormat::nccl_tests, {{"allreduce", 8, 25}}}},
     // -H b3115:128,b3142:128,b3331:128,b4132:128 = 512 ranks; 1 B .. 1 MiB = 21 rows.
     {"ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt", {LogFormat::osu, {{"allreduce", 512, 21}}}},
   };

@@ -49,10 +49,11 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   return p;
 }
 
-MeasuredLogs read_measured_logs(const std::vector<std::string>& paths) {
+MeasuredLogs read_measured_logs(const std::vector<std::string>& paths, const io::LogShape& shape) {
   MeasuredLogs out;
   for (const std::string& path : paths) {
-    const io::ParsedLog log = io::load_log(path);
+    io::ParsedLog log = io::load_log(path);
+    io::apply_log_shape(log, shape);
     for (const auto& w : log.warnings) {
       out.warnings.push_back(io::format_warning(log, w));
     }

@@ -71,10 +71,13 @@ struct LogInfo {
   std::string buffers;           ///< OSU point-to-point buffer placement, e.g. "D D"
   std::vector<std::string> gpus; ///< distinct GPU models of the nccl-tests device list
   std::uint32_t nodes = 0;       ///< distinct hosts; 0 when unknown
-  std::uint32_t ranks = 0;       ///< 0 when unknown
+  /// Where `nodes` comes from: "device list", "launch command", "collsim-probe header", "--nodes"
+  /// (LogShape), or "" (unknown).
+  std::string nodes_source;
+  std::uint32_t ranks = 0; ///< 0 when unknown
   /// Where `ranks` comes from: "device list", "size / (count x type size)", "busbw / algbw",
   /// "launch command", "#processes", "point-to-point" (OSU pt2pt tests use 2), "collsim-probe
-  /// header", or "" (unknown).
+  /// header", "--ranks" (LogShape), or "" (unknown).
   std::string ranks_source;
   std::string command;       ///< the launch command line seen before the run, if any
   bool out_of_place = false; ///< the run has out-of-place measurements
@@ -108,6 +111,21 @@ ParsedLog parse_log(std::string_view text, std::string file);
 
 /// Reads the file at `path` and parses it; throws core::LogParseError when it cannot be read.
 ParsedLog load_log(const std::string& path);
+
+/// Rank and node counts given by the user (`--ranks N`, `--nodes M`) for logs that do not state
+/// them (OSU tables without a launch command, nccl-tests tables pasted without a device list).
+struct LogShape {
+  std::optional<std::uint32_t> ranks; ///< >= 1
+  std::optional<std::uint32_t> nodes; ///< >= 1
+  bool operator==(const LogShape&) const = default;
+};
+
+/// Applies `shape` to every run of `log`: a given count replaces the log's own (ranks_source
+/// "--ranks", nodes_source "--nodes"; measurements follow), a warning names the log's value where
+/// it differed, and the "rank count is unknown" warning of a run that now has one is dropped.
+/// Throws core::UsageError when a run's ranks do not divide evenly over its nodes (ranks per node
+/// = ranks / nodes) or it has more nodes than ranks, and a count came from `shape`.
+void apply_log_shape(ParsedLog& log, const LogShape& shape);
 
 /// "file:line: warning: text", the form the CLI prints.
 std::string format_warning(const ParsedLog& log, const LogWarning& warning);

@@ -23,8 +23,10 @@ struct MeasuredLogs {
 };
 
 /// The measured points of some logs: out-of-place rows where a run has both (in-place rows time
-/// the same operation again). Throws LogParseError (file:line:column) for a log that cannot be
-/// read.
-MeasuredLogs read_measured_logs(const std::vector<std::string>& paths);
+/// the same operation again), with `shape` (--ranks, --nodes) applied to every log
+/// (io::apply_log_shape). Throws LogParseError (file:line:column) for a log that cannot be read,
+/// UsageError for a shape that does not fit a log.
+MeasuredLogs read_measured_logs(const std::vector<std::string>& paths,
+                                const io::LogShape& shape = {});
 
 } // namespace collsim::analysis
