@@ -173,8 +173,8 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
   CHECK(reloaded.nccl.ll.efficiency_factor == Approx(0.6).epsilon(0.01));
 }
 
-TEST_CASE("a robust loss keeps the fit near the truth when one measured row is 3 times too slow, "
-          "where least squares is pulled away",
+TEST_CASE("calibration with a robust loss stays near the truth when one measured row is 3 times "
+          "too slow, where least squares is pulled away",
           "[analysis][calibrate][loss]") {
   const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
   core::Scenario truth = nominal;
@@ -224,13 +224,13 @@ TEST_CASE("a robust loss keeps the fit near the truth when one measured row is 3
   CHECK(huber.loss_scale == 0.1);
 }
 
-TEST_CASE("the fit's loss is named squared, huber or cauchy", "[analysis][calibrate][loss]") {
+TEST_CASE("calibration's loss is named squared, huber or cauchy", "[analysis][calibrate][loss]") {
   CHECK(analysis::parse_fit_loss("cauchy") == analysis::FitLoss::cauchy);
   CHECK(analysis::to_string(analysis::FitLoss::huber) == "huber");
   CHECK_THROWS_AS(analysis::parse_fit_loss("l1"), core::UnknownNameError);
 }
 
-TEST_CASE("leave-one-log-out fits on the other logs and predicts the one left out",
+TEST_CASE("calibration leave-one-log-out fits on the other logs and predicts the one left out",
           "[analysis][calibrate][loo]") {
   const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
   core::Scenario truth = nominal;

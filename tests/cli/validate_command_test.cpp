@@ -96,11 +96,30 @@ TEST_CASE("collsim calibrate writes a scenario that loads and reproduces the fit
   const auto at = o.out.find("# after ");
   REQUIRE(at != std::string::npos);
   CHECK(o.out.find(fmt_median(median), at) != std::string::npos);
+
+  // The same report as JSON.
+  const auto j = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
+                             " --algorithm nccl_ring --fit topology.node.nvlink.link_bandwidth"
+                             " --format json -o " +
+                             out);
+  std::remove(out.c_str());
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  const auto report = nlohmann::json::parse(j.out);
+  CHECK(report.at("loss") == "huber");
+  CHECK(report.at("points") == 25);
+  REQUIRE(report.at("parameters").size() == 1);
+  const auto& p = report.at("parameters").at(0);
+  CHECK(p.at("path") == "topology.node.nvlink.link_bandwidth");
+  CHECK(p.at("fitted").get<double>() <= p.at("upper").get<double>());
+  CHECK(report.at("after").at("median_abs_err_pct").get<double>() == Approx(median).margin(0.05));
+  CHECK(report.at("after").at("from_1MiB").at("points") == 8);
 }
 
-TEST_CASE("collsim validate auto shows NCCL's choice per row; calibrate --holdout-split fits every "
-          "other size and checks the rest",
-          "[cli][calibrate]") {
+TEST_CASE(
+    "collsim validate auto shows NCCL's choice per row, and calibrate --holdout-split fits every "
+    "other size and checks the rest",
+    "[cli][calibrate]") {
   const auto v =
       run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log + " --format json");
   INFO(v.err);
@@ -255,6 +274,10 @@ TEST_CASE("collsim calibrate --leave-one-out needs two logs and no -o", "[cli][c
   CHECK(no_o.code == 2);
   CHECK(no_o.err ==
         "collsim: error: -o,--output is required: the fitted scenario is written there\n");
+  const auto bad_scale = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                                     " --loss-scale 0 -o x.yaml");
+  CHECK(bad_scale.code == 2);
+  CHECK(bad_scale.err == "collsim: error: --loss-scale must be positive, got 0\n");
   const auto bad_loss = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
                                     " --loss l1 -o x.yaml");
   CHECK(bad_loss.code == 2);
