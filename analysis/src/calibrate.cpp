@@ -381,8 +381,10 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
 
   out.fitted = scenario;
   for (std::size_t j = 0; j < k; ++j) {
-    out.parameters[j].value = std::exp(x[j]);
-    set_parameter(out.fitted, paths[j], out.parameters[j].value);
+    // exp(log(v)) can miss v by an ulp: clamp, so a bandwidth is never a hair above nominal.
+    FitParameter& f = out.parameters[j];
+    f.value = std::clamp(std::exp(x[j]), f.lower, f.upper);
+    set_parameter(out.fitted, paths[j], f.value);
   }
   if (!holdout.empty()) {
     out.holdout_before = validate(scenario, holdout, registry, vopt).summary;

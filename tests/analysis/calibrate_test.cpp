@@ -107,7 +107,7 @@ TEST_CASE("calibration keeps a bandwidth at or below its nominal rate", "[analys
   opt.algorithm = "ring";
   opt.parameters = {"topology.nic_bandwidth"};
   const auto r = analysis::calibrate(nominal, measured, measured, registry, opt);
-  CHECK(r.parameters[0].value <= 25e9 * (1 + 1e-12));
+  CHECK(r.parameters[0].value <= 25e9);
   CHECK(r.parameters[0].upper == 25e9);
   REQUIRE(r.holdout_after.has_value());
 }
@@ -275,4 +275,27 @@ TEST_CASE("calibration leave-one-log-out fits on the other logs and predicts the
 
   CHECK_THROWS_WITH(analysis::leave_one_out(nominal, std::span(logs).first(1), registry, opt),
                     "leave-one-out needs at least 2 logs (each is left out in turn), got 1");
+}
+
+TEST_CASE("calibration reports a parameter no fitted row depends on as undetermined",
+          "[analysis][calibrate]") {
+  const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
+  core::Scenario truth = nominal;
+  truth.topology.cluster.intra_bandwidth = core::Bandwidth{70e9};
+  const auto registry = algorithms::make_default_registry();
+  auto measured = synthetic(truth, registry);
+  // Only the rows within one node (2 ranks): nothing crosses a NIC.
+  std::erase_if(measured, [](const auto& p) { return p.ranks != 2; });
+  analysis::CalibrateOptions opt;
+  opt.algorithm = "ring";
+  opt.parameters = {"topology.intra_bandwidth", "topology.nic_bandwidth"};
+  const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
+  REQUIRE(r.parameters.size() == 2);
+  CHECK(r.parameters[0].value == Approx(70e9).epsilon(0.01));
+  CHECK(std::isfinite(r.parameters[0].rel_sigma));
+  CHECK(r.parameters[1].value == 25e9); // untouched: its start, the nominal rate
+  CHECK(std::isinf(r.parameters[1].rel_sigma));
+  const std::string yaml = analysis::calibrated_yaml(r, "two-level.yaml", "fitted");
+  CHECK(yaml.find("nic_bandwidth: 25 GB/s   # fitted not determined by these logs") !=
+        std::string::npos);
 }
