@@ -26,6 +26,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libboost-graph-dev libeigen3-dev libyaml-cpp-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   catch2 libsimgrid-dev openmpi-bin libopenmpi-dev
+  # Ceres Solver 2.1 for `collsim calibrate` (bounded, robust nonlinear least squares and the
+  # covariance of the fitted parameters); it builds on Eigen (libeigen3-dev above).
+  libceres-dev
   # MPICH beside Open MPI, for the mpich-json real-client test (tests/probe/tune_mpich_json_test.cpp):
   # it installs as mpicc.mpich / mpiexec.mpich with a lower alternatives priority (40 against Open
   # MPI's 50), so mpicc and mpirun stay Open MPI's.

@@ -97,11 +97,30 @@ TEST_CASE("collsim calibrate writes a scenario that loads and reproduces the fit
   const auto at = o.out.find("# after ");
   REQUIRE(at != std::string::npos);
   CHECK(o.out.find(fmt_median(median), at) != std::string::npos);
+
+  // The same report as JSON.
+  const auto j = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
+                             " --algorithm nccl_ring --fit topology.node.nvlink.link_bandwidth"
+                             " --format json -o " +
+                             out);
+  std::remove(out.c_str());
+  INFO(j.err);
+  REQUIRE(j.code == 0);
+  const auto report = nlohmann::json::parse(j.out);
+  CHECK(report.at("loss") == "huber");
+  CHECK(report.at("points") == 25);
+  REQUIRE(report.at("parameters").size() == 1);
+  const auto& p = report.at("parameters").at(0);
+  CHECK(p.at("path") == "topology.node.nvlink.link_bandwidth");
+  CHECK(p.at("fitted").get<double>() <= p.at("upper").get<double>());
+  CHECK(report.at("after").at("median_abs_err_pct").get<double>() == Approx(median).margin(0.05));
+  CHECK(report.at("after").at("from_1MiB").at("points") == 8);
 }
 
-TEST_CASE("collsim validate auto shows NCCL's choice per row; calibrate --holdout-split fits every "
-          "other size and checks the rest",
-          "[cli][calibrate]") {
+TEST_CASE(
+    "collsim validate auto shows NCCL's choice per row, and calibrate --holdout-split fits every "
+    "other size and checks the rest",
+    "[cli][calibrate]") {
   const auto v =
       run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log + " --format json");
   INFO(v.err);
@@ -230,4 +249,96 @@ TEST_CASE("docs/validation.md's table of uncalibrated presets on the shared logs
     ++checked;
   }
   CHECK(checked >= 5);
+}
+
+namespace {
+
+// Two 2-node A100 runs of one machine class (NVSwitch nodes, 16 ranks), cheap enough to fit twice.
+const char* kOciLog = "tests/data/logs/oci_2x8_a100_40gb_roce_allreduce_nccl-tests.txt";
+const char* kAwsLog = "tests/data/logs/aws_2x_p4de_a100_efa_allreduce_nccl-tests.txt";
+// Few parameters keep the test fast; the consistency checked does not depend on which.
+const char* kLooFit = " --fit nccl.call_overhead";
+
+} // namespace
+
+TEST_CASE("collsim calibrate --leave-one-out reports, per log, what validate gives with the "
+          "scenario calibrated on the other logs",
+          "[cli][calibrate][loo]") {
+  const auto o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                             " --log " + kAwsLog + kLooFit + " --leave-one-out --format json");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  const auto j = nlohmann::json::parse(o.out);
+  const auto& folds = j.at("folds");
+  REQUIRE(folds.size() == 2);
+  CHECK(j.at("loss") == "huber");
+  std::size_t pooled = 0;
+  const char* logs[] = {kOciLog, kAwsLog};
+  for (std::size_t f = 0; f < 2; ++f) {
+    INFO(logs[f]);
+    const auto& fold = folds[f];
+    CHECK(fold.at("log") == logs[f]);
+    // By hand: calibrate on the other log, then validate the left-out one with the result.
+    const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build-loo-fold.yaml";
+    const auto c = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + logs[1 - f] +
+                               kLooFit + " -o " + out);
+    INFO(c.err);
+    REQUIRE(c.code == 0);
+    const auto v =
+        run_collsim("validate --scenario " + out + " --log " + logs[f] + " --format json");
+    std::remove(out.c_str());
+    INFO(v.err);
+    REQUIRE(v.code == 0);
+    const auto validated = nlohmann::json::parse(v.out);
+    const auto& s = validated.at("summary");
+    const auto& after = fold.at("after");
+    CHECK(after.at("points") == s.at("points"));
+    CHECK(s.at("points").get<std::size_t>() > 20);
+    for (const char* part : {"below_1MiB", "from_1MiB"}) {
+      INFO(part);
+      CHECK(after.at(part).at("points") == s.at(part).at("points"));
+      // The YAML rounds fitted values to 6 digits: equal to far better than the printed 0.1 %.
+      for (const char* stat : {"median_abs_err_pct", "p90_abs_err_pct"}) {
+        CHECK(after.at(part).at(stat).get<double>() ==
+              Approx(s.at(part).at(stat).get<double>()).margin(0.01));
+      }
+    }
+    pooled += s.at("points").get<std::size_t>();
+  }
+  CHECK(j.at("pooled").at("after").at("points") == pooled);
+
+  // The table: one row per left-out log and the pooled summary.
+  const auto t = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                             " --log " + kAwsLog + kLooFit + " --leave-one-out");
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("\n  oci_2x8_a100_40gb_roce_allreduce_nccl-tests.txt ") != std::string::npos);
+  CHECK(t.out.find("\n  aws_2x_p4de_a100_efa_allreduce_nccl-tests.txt ") != std::string::npos);
+  CHECK(t.out.find(fmt_median(j.at("pooled").at("after").at("median_abs_err_pct"))) !=
+        std::string::npos);
+}
+
+TEST_CASE("collsim calibrate --leave-one-out needs two logs and no -o", "[cli][calibrate][loo]") {
+  const auto one = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                               " --leave-one-out");
+  CHECK(one.code == 2);
+  CHECK(one.err == "collsim: error: --leave-one-out needs at least 2 --log files (each is left "
+                   "out in turn), got 1\n");
+  const auto with_o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                                  " --log " + kAwsLog + " --leave-one-out -o x.yaml");
+  CHECK(with_o.code == 2);
+  CHECK(with_o.err == "collsim: error: --leave-one-out holds out each --log in turn and writes "
+                      "no scenario: drop --holdout, --holdout-split and -o\n");
+  const auto no_o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog);
+  CHECK(no_o.code == 2);
+  CHECK(no_o.err ==
+        "collsim: error: -o,--output is required: the fitted scenario is written there\n");
+  const auto bad_scale = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                                     " --loss-scale 0 -o x.yaml");
+  CHECK(bad_scale.code == 2);
+  CHECK(bad_scale.err == "collsim: error: --loss-scale must be positive, got 0\n");
+  const auto bad_loss = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kOciLog +
+                                    " --loss l1 -o x.yaml");
+  CHECK(bad_loss.code == 2);
+  CHECK(bad_loss.err.find("l1") != std::string::npos);
+  CHECK(bad_loss.err.find("squared, huber, cauchy") != std::string::npos);
 }
