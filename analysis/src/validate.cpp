@@ -142,6 +142,10 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = "no measured time";
       return;
     }
+    if (p.bytes.value == 0) {
+      why[i] = "a 0-byte call moves no data (it times the call alone)";
+      return;
+    }
     const auto& topo = topologies.at(p.ranks);
     if (!topo) {
       why[i] = topology_error.at(p.ranks);

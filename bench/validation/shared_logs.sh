@@ -5,6 +5,7 @@
 # estimate on the same rows (docs/validation.md, "Uncalibrated presets on the shared logs").
 #
 #   bench/validation/shared_logs.sh [COLLSIM] [LOG_DIR]
+#   MARKDOWN=1 bench/validation/shared_logs.sh     # the table of docs/validation.md
 #
 # COLLSIM defaults to build/release/cli/collsim, LOG_DIR to tests/data/logs (copies of the shared
 # logs with their provenance README). Needs python3 for the pooling (json module only).
@@ -39,9 +40,10 @@ for pair in "${pairs[@]}"; do
   fi
 done
 
-python3 - "$tmp" <<'PY'
+python3 - "$tmp" "${MARKDOWN:-0}" <<'PY'
 import json, os, sys
 tmp = sys.argv[1]
+markdown = sys.argv[2] == "1"
 def stats(v):
     if not v:
         return "      -           -     "
@@ -50,7 +52,11 @@ def stats(v):
     p90 = v[min(len(v) - 1, max(0, -(-9 * len(v) // 10) - 1))]
     return f"{med:6.1f} % ({p90:6.1f} %)"
 pool = {"sb": [], "sf": [], "nb": [], "nf": []}
-print(f"{'log':<52} {'scenario':<14} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
+if markdown:
+    print("| log | preset | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL's estimate < 1 MiB | NCCL's estimate >= 1 MiB |")
+    print("|---|---|---|---|---|---|---|")
+else:
+  print(f"{'log':<52} {'scenario':<14} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
 for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].isdigit() else 0):
     if not name.endswith(".json"):
         continue
@@ -67,6 +73,15 @@ for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].i
             s["nf" if big else "nb"].append(abs(r["library_error_pct"]))
     for k in s:
         pool[k] += s[k]
+    if markdown:
+        cells = [stats(s[k]).strip() for k in ("sb", "sf", "nb", "nf")]
+        cells = ["-" if c.startswith("-") else c for c in cells]
+        print(f"| `{log}` | `{d['scenario']}` | {len(rows)} | " + " | ".join(cells) + " |")
+        continue
     print(f"{log[:52]:<52} {d['scenario']:<14} {len(rows):>4}  {stats(s['sb']):>18}  {stats(s['sf']):>18}  {stats(s['nb']):>18}  {stats(s['nf']):>18}")
+if markdown:
+    cells = [stats(pool[k]).strip() for k in ("sb", "sf", "nb", "nf")]
+    print("| pooled | | " + str(len(pool["sb"]) + len(pool["sf"])) + " | " + " | ".join(cells) + " |")
+    sys.exit(0)
 print(f"{'pooled':<52} {'':<14} {len(pool['sb']) + len(pool['sf']):>4}  {stats(pool['sb']):>18}  {stats(pool['sf']):>18}  {stats(pool['nb']):>18}  {stats(pool['nf']):>18}")
 PY

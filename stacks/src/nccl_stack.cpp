@@ -101,6 +101,25 @@ double nic_efficiency(const core::TopologySpec* spec) {
   return spec->system.node.nic_efficiency;
 }
 
+/// NCCL on one rank still launches its kernel and, out of place, copies the send buffer into the
+/// receive buffer (src/enqueue.cc: a one-rank collective is a local copy); the generated schedule
+/// has no operations. The copy is priced at the GPU's copy bandwidth.
+core::Schedule single_rank(const core::Schedule& s) {
+  core::ScheduleHeader h = s.header();
+  const std::uint64_t n = std::min<std::uint64_t>(h.bytes.value, h.data_bytes);
+  h.tmp_bytes = std::max<std::uint64_t>(h.tmp_bytes, n);
+  core::Schedule out(h);
+  out.begin_rank(0);
+  if (n > 0) {
+    out.copy({core::Buffer::data, 0, n}, {core::Buffer::tmp, 0, n});
+  }
+  for (core::Rank r = 1; r < s.participants(); ++r) {
+    out.begin_rank(r);
+  }
+  out.finish();
+  return out;
+}
+
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   const core::NcclProtocolSpec* spec = p.name == "LL"       ? &nccl.ll
@@ -124,6 +143,9 @@ public:
   }
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
+    if (schedule.ranks() == 1 && schedule.op_count() == 0 && schedule.header().bytes.value > 0) {
+      schedule = single_rank(schedule);
+    }
     core::Protocol p = schedule.header().protocol;
     correct(p, ctx.nccl);
     // Each channel is a thread block driving its own connection (src/device/common.h: one

@@ -55,9 +55,10 @@ TEST_CASE("collsim validate compares a real nccl-tests log with a preset's predi
   REQUIRE(sim.code == 0);
   const double predicted =
       nlohmann::json::parse(sim.out).at("results").at(0).at("time_us").get<double>();
-  CHECK(last.at("predicted_us").get<double>() == Approx(predicted).epsilon(1e-9));
+  // (Equal to a few ns: the two commands order the NCCL stack's floating-point sums differently.)
+  CHECK(last.at("predicted_us").get<double>() == Approx(predicted).epsilon(1e-5));
   CHECK(last.at("error_pct").get<double>() ==
-        Approx(100.0 * (predicted - 1295.41) / 1295.41).epsilon(1e-9));
+        Approx(100.0 * (predicted - 1295.41) / 1295.41).epsilon(1e-4));
   const auto& s = j.at("summary");
   CHECK(s.at("points") == 25);
   CHECK(s.at("below_1MiB").at("points") == 17);
@@ -167,9 +168,9 @@ TEST_CASE("the shipped calibrated profiles reproduce their held-out errors in do
     double from_median;  ///< from 1 MiB on
   };
   const Profile profiles[] = {
-      {"dgx-a100-calibrated", "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt", 2.2, 9.9},
+      {"dgx-a100-calibrated", "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt", 3.7, 6.0},
       {"dgx-h100-calibrated", "bitdeer_1x8_h100_sxm_allreduce_nccl-tests.txt", -1, 1.9},
-      {"dgx-a100-hdr-calibrated", "deepops_4x8_dgxa100_hdr_ib_allreduce_nccl-tests.txt", -1, 2.7},
+      {"dgx-a100-hdr-calibrated", "deepops_4x8_dgxa100_hdr_ib_allreduce_nccl-tests.txt", -1, 2.6},
       {"cpu-hdr100-epyc-calibrated", "ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt", 13.5, -1},
   };
   const auto median = [](std::vector<double> v) {

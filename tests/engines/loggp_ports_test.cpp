@@ -74,9 +74,11 @@ TEST_CASE("a stream rate bounds each channel, and channels share the link", "[en
   const double t = static_cast<double>(kM) / kRate;
   // One channel at a quarter of the link rate: 4 t.
   CHECK(run(fan_out(2, {1}, p), 2) == Approx(4 * t));
-  // Two channels over one link: each holds the link for t, each moves at a quarter: both done
-  // by 4 t (plus the second's wait for the link), not 8 t.
-  CHECK(run(fan_out(2, {1, 1}, p), 2) == Approx(5 * t));
+  // Two channels over one link: together they need half the link (2 x B/4), so both move at
+  // their own rate at once and are done at 4 t, not 8 t (one after the other).
+  CHECK(run(fan_out(2, {1, 1}, p), 2) == Approx(4 * t));
+  // Eight channels need twice the link: the link is the bound, 8 t.
+  CHECK(run(fan_out(2, {1, 1, 1, 1, 1, 1, 1, 1}, p), 2) == Approx(8 * t));
 }
 
 TEST_CASE("a network transport's efficiency applies between nodes only", "[engines][loggp]") {
