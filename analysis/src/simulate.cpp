@@ -2,10 +2,10 @@
 
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/errors.hpp"
-#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/engines/analytic.hpp"
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
 #include "parallel.hpp"
 
@@ -93,10 +93,9 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   if (!fill_proto && !fill_channels) {
     return request;
   }
-  NcclModelInputs in = engine.topology
-                           ? nccl_inputs(*engine.topology, engine.nccl, *request.topology,
-                                         request.ranks)
-                           : nccl_inputs(*request.topology, request.ranks);
+  NcclModelInputs in =
+      engine.topology ? nccl_inputs(*engine.topology, engine.nccl, *request.topology, request.ranks)
+                      : nccl_inputs(*request.topology, request.ranks);
   if (!engine.topology) {
     apply_nccl_env(in, parse_nccl_env(engine.nccl));
   }
@@ -130,7 +129,8 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
 
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
-                         const EngineChoice& engine, const algorithms::Request& request_in, core::RunResult* run, const core::RunOptions& options) {
+                         const EngineChoice& engine, const algorithms::Request& request_in,
+                         core::RunResult* run, const core::RunOptions& options) {
   const EngineEntry& entry = find_engine(engine.name);
   std::string chosen;
   const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
@@ -149,9 +149,9 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       run->time = time;
     }
   } else {
-    const core::Schedule schedule = stacks::lower(stack_registry(), registry.generate(algo, request),
-                                                  {topology, engine.nccl, algo,
-                                                   engine.topology ? &*engine.topology : nullptr});
+    const core::Schedule schedule =
+        stacks::lower(stack_registry(), registry.generate(algo, request),
+                      {topology, engine.nccl, algo, engine.topology ? &*engine.topology : nullptr});
     core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
@@ -378,9 +378,8 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   const EngineChoice engine(one.engine, scenario);
   std::string chosen;
   req = with_library_params(algo, req, engine, &chosen);
-  out.schedule =
-      stacks::lower(stack_registry(), registry.generate(algo, req), {out.topology, scenario.nccl, algo,
-                                   &scenario.topology});
+  out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req),
+                               {out.topology, scenario.nccl, algo, &scenario.topology});
   out.result = find_engine(one.engine).run(out.schedule, out.topology, options, engine);
   out.row = core::make_result_row(req.collective, algo.name, one.engine, req.ranks, req.bytes,
                                   out.result.time, req.root);

@@ -154,8 +154,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     std::vector<Candidate> candidates;
     std::string chosen_by = "named";
     const std::optional<LibraryChoice> library =
-        automatic && !fastest ? library_default(p, scenario, *topo, registry)
-                              : std::nullopt;
+        automatic && !fastest ? library_default(p, scenario, *topo, registry) : std::nullopt;
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
       chosen_by = fmt::format("{}: {}", library->library, library->reason);

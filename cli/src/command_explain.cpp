@@ -15,11 +15,11 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/nccl_defaults.hpp"
-#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/validate.hpp"
 #include "collsim/io/scenario_loader.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <algorithm>

@@ -84,8 +84,8 @@ std::string format_table(std::span<const core::ResultRow> rows) {
       }
       done[i] = true;
       const core::ResultRow& r = rows[i];
-      out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}", r.bytes.value,
-                         r.count, r.type, redop(r), printed_root(r), fit(r.time.us(), 7),
+      out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}", r.bytes.value, r.count,
+                         r.type, redop(r), printed_root(r), fit(r.time.us(), 7),
                          fit(r.algbw.gbps(), 6), fit(r.busbw.gbps(), 6));
       out += r.params.empty() ? "\n" : fmt::format("  {}\n", r.params);
     }

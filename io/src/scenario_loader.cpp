@@ -39,7 +39,7 @@ using core::SourcePos;
 constexpr std::array<std::string_view, 7> kScenarioKeys{
     "name", "base", "description", "topology", "simgrid", "nccl", "studies"};
 constexpr std::array<std::string_view, 5> kNcclKeys{"call_overhead", "ll", "ll128", "simple",
-                                                   "env"};
+                                                    "env"};
 constexpr std::array<std::string_view, 2> kNcclProtocolKeys{"latency_factor", "efficiency_factor"};
 constexpr std::array<std::string_view, 7> kSimgridKeys{
     "network_model", "tcp_gamma",    "latency_factor", "bandwidth_factor",
@@ -466,9 +466,9 @@ private:
     const Fields fields = read_map(at, {}, {});
     for (const auto& f : fields.fields) {
       if (f.key.rfind("NCCL_", 0) != 0) {
-        fail(f.key_pos, f.value.path,
-             fmt::format("'{}' is not an NCCL environment variable (they start with NCCL_)",
-                         f.key));
+        fail(
+            f.key_pos, f.value.path,
+            fmt::format("'{}' is not an NCCL environment variable (they start with NCCL_)", f.key));
       }
       out.env[f.key] = scalar(f.value, "a value such as Ring or 16");
       out.env_pos[f.key] = f.value.pos;

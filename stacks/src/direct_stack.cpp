@@ -12,8 +12,7 @@ class DirectStack final : public Stack {
 public:
   [[nodiscard]] const StackInfo& info() const override { return info_; }
   [[nodiscard]] bool runs(const algorithms::AlgorithmInfo&) const override { return true; }
-  [[nodiscard]] core::Schedule lower(core::Schedule schedule,
-                                     const LowerContext&) const override {
+  [[nodiscard]] core::Schedule lower(core::Schedule schedule, const LowerContext&) const override {
     return schedule;
   }
 

@@ -30,7 +30,8 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-[[noreturn]] void fail(const core::NcclSpec& spec, const std::string& name, const std::string& msg) {
+[[noreturn]] void fail(const core::NcclSpec& spec, const std::string& name,
+                       const std::string& msg) {
   const auto it = spec.env_pos.find(name);
   if (it == spec.env_pos.end() || it->second.file.empty()) {
     throw core::UsageError(fmt::format("{}: {}", name, msg));
@@ -115,9 +116,9 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {
-    fail(spec, "NCCL_MIN_NCHANNELS",
-         fmt::format("{} is more than NCCL_MAX_NCHANNELS ({})", env.min_channels,
-                     env.max_channels));
+    fail(
+        spec, "NCCL_MIN_NCHANNELS",
+        fmt::format("{} is more than NCCL_MAX_NCHANNELS ({})", env.min_channels, env.max_channels));
   }
   return env;
 }

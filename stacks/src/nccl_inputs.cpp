@@ -426,5 +426,4 @@ void apply_nccl_env(NcclModelInputs& in, const NcclEnv& env) {
   }
 }
 
-
 } // namespace collsim::stacks

@@ -59,20 +59,20 @@ inline constexpr double net_overhead_us(NcclCpu cpu) {
 
 // ---- search.cc speed arrays (GB/s per channel) -------------------------------------------------
 inline constexpr std::array<double, 13> kSpeedIntra{40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
-                                             9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+                                                    9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
 inline constexpr std::array<double, 19> kSpeedInter{48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0,
-                                             12.0, 10.0, 9.0,  7.0,  6.0,  5.0,  4.0,
-                                             3.0,  2.4,  1.2,  0.24, 0.12};
+                                                    12.0, 10.0, 9.0,  7.0,  6.0,  5.0,  4.0,
+                                                    3.0,  2.4,  1.2,  0.24, 0.12};
 inline constexpr std::array<double, 11> kSm90SpeedIntra{60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-                                                 15.0, 12.0, 11.0, 6.0,  3.0};
+                                                        15.0, 12.0, 11.0, 6.0,  3.0};
 inline constexpr std::array<double, 17> kSm90SpeedInter{48.0, 45.0, 42.0, 40.0, 30.0, 24.0,
-                                                 22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
-                                                 3.0,  2.4,  1.2,  0.24, 0.12};
+                                                        22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                                                        3.0,  2.4,  1.2,  0.24, 0.12};
 inline constexpr std::array<double, 12> kSm100SpeedIntra{90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
-                                                  40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+                                                         40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
 inline constexpr std::array<double, 20> kSm100SpeedInter{96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
-                                                  30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
-                                                  6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+                                                         30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                                         6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
 inline std::span<const double> speed_array(std::uint32_t cc, bool inter) {
   if (cc >= 100) {
@@ -94,7 +94,7 @@ inline constexpr std::uint32_t kMaxThreads = 640;       // NCCL_MAX_NTHREADS
 inline constexpr std::uint32_t kSimpleMaxThreads = 512; // NCCL_SIMPLE_MAX_NTHREADS
 inline constexpr std::uint32_t kLlMaxThreads = 512;     // NCCL_LL_MAX_NTHREADS
 inline constexpr std::uint32_t kLl128MaxThreads = 640;  // NCCL_LL128_MAX_NTHREADS
-inline constexpr double kPciBw = 12.0;                  // PCI_BW, for the Simple ring's thread count
+inline constexpr double kPciBw = 12.0; // PCI_BW, for the Simple ring's thread count
 
 inline std::size_t cc_index(std::uint32_t cc) {
   return cc >= 100 ? 3 : cc >= 90 ? 2 : cc >= 80 ? 1 : 0;

@@ -42,7 +42,6 @@ using algorithms::nccl::Algo;
 using algorithms::nccl::Hw;
 using core::CollectiveKind;
 
-
 /// The comm->nChannels adjustments that depend on enable flags set after nccl_inputs.
 std::uint32_t comm_channels(const NcclModelInputs& in) {
   std::uint32_t nc = in.comm_channels;

@@ -27,7 +27,8 @@ struct EnvScenario {
   std::string path;
   EnvScenario(const std::string& name, const std::string& env) {
     path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + ".yaml";
-    std::ofstream(path) << "name: " << name << "\nbase: dgx-a100\nnccl:\n  env:\n" << env
+    std::ofstream(path) << "name: " << name << "\nbase: dgx-a100\nnccl:\n  env:\n"
+                        << env
                         << "studies:\n  - collective: allreduce\n    algorithms: [nccl_ring]\n"
                            "    ranks: [8]\n    sizes: [1MiB]\n";
   }
@@ -58,7 +59,8 @@ TEST_CASE("sim runs an NCCL algorithm with NCCL's own protocol and channels unle
                              "1MiB --param channels=3 --param protocol=simple --format json");
   CHECK(!both.at("results").at(0).contains("params"));
   // The table shows them in a trailing column.
-  const auto t = run_collsim("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes 1MiB");
+  const auto t =
+      run_collsim("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes 1MiB");
   CHECK(t.out.find("params (the library's choice)") != std::string::npos);
   CHECK(t.out.find("channels=" + channels + ",protocol=" + protocol) != std::string::npos);
 }
@@ -66,8 +68,8 @@ TEST_CASE("sim runs an NCCL algorithm with NCCL's own protocol and channels unle
 TEST_CASE("nccl.env constrains NCCL's choice as NCCL's variables do", "[cli][stacks]") {
   // 1 MiB on one DGX A100: NCCL picks Ring/LL by default (explain's test); NCCL_PROTO=Simple
   // forces Simple, NCCL_MAX_NCHANNELS caps the channels, NCCL_ALGO=Tree makes auto a tree.
-  const EnvScenario env("env_simple",
-                        "    NCCL_PROTO: Simple\n    NCCL_MAX_NCHANNELS: 4\n    NCCL_DEBUG: INFO\n");
+  const EnvScenario env(
+      "env_simple", "    NCCL_PROTO: Simple\n    NCCL_MAX_NCHANNELS: 4\n    NCCL_DEBUG: INFO\n");
   const json s = run_json("sim --scenario " + env.path +
                           " --algorithm nccl_ring --ranks 8 --sizes 1MiB --format json");
   CHECK(s.at("results").at(0).at("params") == "channels=4,protocol=simple");
@@ -83,12 +85,11 @@ TEST_CASE("nccl.env constrains NCCL's choice as NCCL's variables do", "[cli][sta
 
 TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks]") {
   const EnvScenario bad("env_bad", "    NCCL_ALGO: Rnig\n");
-  const auto o = run_collsim("sim --scenario " + bad.path +
-                             " --algorithm nccl_ring --ranks 8 --sizes 1MiB");
+  const auto o =
+      run_collsim("sim --scenario " + bad.path + " --algorithm nccl_ring --ranks 8 --sizes 1MiB");
   CHECK(o.code == 2);
-  CHECK(o.err == bad.path +
-                     ":5:16: error: nccl.env.NCCL_ALGO: 'rnig' is not one of tree, ring, "
-                     "collnetdirect, collnetchain, nvls, nvlstree, pat\n");
+  CHECK(o.err == bad.path + ":5:16: error: nccl.env.NCCL_ALGO: 'rnig' is not one of tree, ring, "
+                            "collnetdirect, collnetchain, nvls, nvlstree, pat\n");
   const EnvScenario count("env_count", "    NCCL_MIN_NCHANNELS: 100\n");
   const auto c = run_collsim("run " + count.path);
   CHECK(c.code == 2);

@@ -11,7 +11,7 @@ using core::Buffer;
 
 namespace {
 
-constexpr double kRate = 10e9;       // B/s per link
+constexpr double kRate = 10e9;           // B/s per link
 constexpr std::uint64_t kM = 10'000'000; // bytes per message: 1 ms on a link
 
 core::Topology mesh(std::uint32_t ranks) {

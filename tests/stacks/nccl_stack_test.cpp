@@ -80,8 +80,7 @@ TEST_CASE("the NCCL stack runs NCCL's algorithms and the direct stack the rest",
         "nccl");
   CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nvls_tree")).info().name ==
         "nccl");
-  CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "ring")).info().name ==
-        "direct");
+  CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "ring")).info().name == "direct");
   CHECK(stacks::nccl_algo_of(registry.find(CollectiveKind::allgather, "pat")) == Algo::pat);
   CHECK_THROWS_WITH(stacks.find("ncl"), Catch::Contains("did you mean 'nccl'"));
 }
@@ -92,9 +91,8 @@ TEST_CASE("a large NCCL ring runs at link rate times the protocol's efficiency",
   // launch are under 1 % of T at 1 GiB, so busbw is the link rate x payload bytes per wire byte.
   const std::uint32_t p = 4;
   const std::uint64_t n = 1ULL << 30;
-  for (const auto& [protocol, efficiency] : {std::pair<const char*, double>{"simple", 1.0},
-                                            {"ll128", 120.0 / 128.0},
-                                            {"ll", 0.5}}) {
+  for (const auto& [protocol, efficiency] :
+       {std::pair<const char*, double>{"simple", 1.0}, {"ll128", 120.0 / 128.0}, {"ll", 0.5}}) {
     const double t = ring(p, n, protocol).time;
     const double busbw = 2.0 * (p - 1) / p * static_cast<double>(n) / t;
     INFO(protocol);
@@ -137,16 +135,16 @@ TEST_CASE("NCCL-lowered schedules stay correct", "[stacks][nccl]") {
       if (!stacks::nccl_algo_of(*algo)) {
         continue;
       }
-      for (const std::uint64_t n : {std::uint64_t{3}, std::uint64_t{100000}, std::uint64_t{5} << 20}) {
+      for (const std::uint64_t n :
+           {std::uint64_t{3}, std::uint64_t{100000}, std::uint64_t{5} << 20}) {
         for (const char* protocol : {"simple", "ll", "ll128"}) {
           algorithms::Request req;
           req.collective = algo->collective;
           req.ranks = p;
           req.bytes = core::Bytes{n};
           req.topology = &topo;
-          const bool has_protocol =
-              std::any_of(algo->params.begin(), algo->params.end(),
-                          [](const auto& s) { return s.name == "protocol"; });
+          const bool has_protocol = std::any_of(algo->params.begin(), algo->params.end(),
+                                                [](const auto& s) { return s.name == "protocol"; });
           if (has_protocol) {
             req.params = algorithms::resolve_params(*algo, {{"protocol", protocol}});
           }

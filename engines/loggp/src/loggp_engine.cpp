@@ -403,8 +403,8 @@ private:
         double start = 0.0;
         double end = 0.0;
         if (stream_free == nullptr) {
-          start = rs.agent ? ready
-                           : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
+          start =
+              rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
           ps.inject_free = start + o + duration;
           end = start + o + duration;
         } else {

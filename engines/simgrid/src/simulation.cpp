@@ -497,9 +497,9 @@ private:
     if (plain_) {
       return m;
     }
-    const double eff = protocol_.efficiency * (node_key_[from] == node_key_[to]
-                                                   ? protocol_.intra_node_efficiency
-                                                   : protocol_.inter_node_efficiency);
+    const double eff =
+        protocol_.efficiency * (node_key_[from] == node_key_[to] ? protocol_.intra_node_efficiency
+                                                                 : protocol_.inter_node_efficiency);
     if (eff >= 1.0) {
       return m;
     }

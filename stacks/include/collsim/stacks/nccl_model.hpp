@@ -1,7 +1,7 @@
 #pragma once
-// NCCL's model of itself: its default choice of algorithm and protocol (algorithms.md sections 2.4 and 3: NCCL
-// v2.30.7-1, src/graph/tuning.cc ncclTopoTuneModel and ncclTopoGetAlgoTime, src/enqueue.cc
-// updateCollCostTable and topoGetAlgoInfo; docs/library-defaults.md, "NCCL").
+// NCCL's model of itself: its default choice of algorithm and protocol (algorithms.md sections 2.4
+// and 3: NCCL v2.30.7-1, src/graph/tuning.cc ncclTopoTuneModel and ncclTopoGetAlgoTime,
+// src/enqueue.cc updateCollCostTable and topoGetAlgoInfo; docs/library-defaults.md, "NCCL").
 //
 // Two steps, as in NCCL: nccl_inputs() derives from a collsim topology what NCCL's topology
 // search (src/graph/search.cc ncclTopoCompute) would hand its cost model: per algorithm a graph
@@ -14,11 +14,11 @@
 
 #include "collsim/algorithms/nccl_constants.hpp"
 #include "collsim/algorithms/registry.hpp"
-#include "collsim/stacks/nccl_env.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/core/scenario.hpp"
 #include "collsim/core/topology.hpp"
 #include "collsim/core/units.hpp"
+#include "collsim/stacks/nccl_env.hpp"
 
 #include <cstdint>
 #include <optional>
