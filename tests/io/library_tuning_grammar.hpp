@@ -1,6 +1,6 @@
 #pragma once
 // Checkers of the library tuning files collsim tune writes, each from the grammar in
-// /work/shared/reference/formats.md (not from the library's parser): MPICH's selection JSON
+// ../shared/reference/formats.md (not from the library's parser): MPICH's selection JSON
 // (e), SimGrid SMPI's --cfg settings (algorithms.md 2.5 for the names), NCCL's example tuner CSV
 // (f.3) and UCC's TUNE string (f.1). Each returns the list of violations; empty means the text
 // follows the grammar. Used by the io tests on generated output and by the real-client tests.
