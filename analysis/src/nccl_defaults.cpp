@@ -13,6 +13,11 @@ std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective
   if (!choice) {
     return std::nullopt;
   }
+  return nccl_library_choice(*choice);
+}
+
+LibraryChoice nccl_library_choice(const NcclChoice& nccl) {
+  const NcclChoice* choice = &nccl;
   LibraryChoice c;
   c.library = "NCCL 2.30.7 tuning model";
   c.algorithm = choice->algorithm;

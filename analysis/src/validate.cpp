@@ -2,6 +2,7 @@
 
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
@@ -40,9 +41,10 @@ struct Candidate {
   algorithms::RawParams params;
 };
 
-/// The measuring library's own choice for the point, where collsim models that library.
-std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core::Scenario& scenario,
-                                             const core::Topology& topology,
+/// The measuring library's own choice for the point, where collsim models that library (`nccl`:
+/// NCCL's choice for an NCCL point, made once per point by the caller).
+std::optional<LibraryChoice> library_default(const MeasuredPoint& p,
+                                             const std::optional<NcclChoice>& nccl,
                                              const algorithms::Registry& registry) {
   if (p.library == Library::mpi) {
     // Open MPI's rules stand for MPI logs that do not name another library (OSU prints none).
@@ -61,9 +63,8 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p, const core:
     }
     return ompi41_default(call, registry);
   }
-  if (p.library == Library::nccl) {
-    return nccl_library_choice(p.collective, p.ranks, p.bytes,
-                               nccl_inputs(scenario.topology, scenario.nccl, topology, p.ranks));
+  if (p.library == Library::nccl && nccl) {
+    return nccl_library_choice(*nccl);
   }
   return std::nullopt;
 }
@@ -94,8 +95,7 @@ ValidationSummary summarize_library(const std::vector<ValidationRow>& rows) {
 }
 
 bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo) {
-  return std::any_of(algo.aliases.begin(), algo.aliases.end(),
-                     [](const std::string& a) { return a.starts_with("nccl:"); });
+  return stacks::nccl_algo_of(algo).has_value();
 }
 
 ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,
@@ -151,10 +151,17 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = topology_error.at(p.ranks);
       return;
     }
+    // NCCL's own choice for an NCCL point: the library default `auto` runs and the estimate the
+    // row reports beside collsim's.
+    std::optional<NcclChoice> nccl;
+    if (p.library == Library::nccl) {
+      nccl = nccl_default(p.collective, p.ranks, p.bytes,
+                          nccl_inputs(scenario.topology, scenario.nccl, *topo, p.ranks));
+    }
     std::vector<Candidate> candidates;
     std::string chosen_by = "named";
     const std::optional<LibraryChoice> library =
-        automatic && !fastest ? library_default(p, scenario, *topo, registry) : std::nullopt;
+        automatic && !fastest ? library_default(p, nccl, registry) : std::nullopt;
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
       chosen_by = fmt::format("{}: {}", library->library, library->reason);
@@ -198,13 +205,9 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       return;
     }
     best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
-    if (p.library == Library::nccl) {
-      const auto own = nccl_default(p.collective, p.ranks, p.bytes,
-                                    nccl_inputs(scenario.topology, scenario.nccl, *topo, p.ranks));
-      if (own && own->modelled && own->time_us > 0.0) {
-        best->library_estimate_us = own->time_us;
-        best->library_error_pct = 100.0 * (own->time_us * 1e-6 - p.time.value) / p.time.value;
-      }
+    if (nccl && nccl->modelled && nccl->time_us > 0.0) {
+      best->library_estimate_us = nccl->time_us;
+      best->library_error_pct = 100.0 * (nccl->time_us * 1e-6 - p.time.value) / p.time.value;
     }
     out[i] = std::move(best);
   });

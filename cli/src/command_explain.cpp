@@ -109,11 +109,6 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-/// The NCCL algorithm a collsim algorithm simulates (the NCCL stack's reading of its alias).
-std::optional<Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo) {
-  return stacks::nccl_algo_of(algo);
-}
-
 /// NCCL's cost-table time for a collsim NCCL algorithm and its protocol parameter (none: Simple),
 /// when the entry is eligible.
 std::optional<double> nccl_estimate(const analysis::NcclChoice& nccl,
@@ -121,7 +116,7 @@ std::optional<double> nccl_estimate(const analysis::NcclChoice& nccl,
                                     const algorithms::RawParams& params) {
   const auto proto_it = params.find("protocol");
   const std::string proto = proto_it == params.end() ? "simple" : proto_it->second;
-  const std::optional<Algo> a = nccl_algo_of(algo);
+  const std::optional<Algo> a = stacks::nccl_algo_of(algo);
   for (const analysis::NcclCost& e : nccl.table) {
     if (a == e.algo && lower(algorithms::nccl::protocol_name(e.proto)) == proto) {
       return e.time_us >= 0.0 ? std::optional<double>(e.time_us) : std::nullopt;
@@ -138,7 +133,7 @@ std::optional<double> nccl_estimate(const analysis::NcclChoice& nccl,
 /// NCCL_PROTO=LL128 turns it on.
 std::string nccl_unavailable(const analysis::NcclChoice& enabled,
                              const algorithms::AlgorithmInfo& algo) {
-  const std::optional<Algo> a = nccl_algo_of(algo);
+  const std::optional<Algo> a = stacks::nccl_algo_of(algo);
   std::string why = "not one of NCCL's algorithms for this collective";
   for (const analysis::NcclCost& e : enabled.table) {
     if (a == e.algo) {

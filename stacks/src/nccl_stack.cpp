@@ -122,13 +122,13 @@ core::Schedule single_rank(const core::Schedule& s) {
 
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
-  const core::NcclProtocolSpec* spec = p.name == "LL"       ? &nccl.ll
-                                       : p.name == "LL128"  ? &nccl.ll128
-                                       : p.name == "Simple" ? &nccl.simple
-                                                            : nullptr;
-  if (spec == nullptr) {
+  const std::optional<Proto> proto = proto_of(p);
+  if (!proto) {
     return;
   }
+  const core::NcclProtocolSpec* spec = *proto == Proto::ll      ? &nccl.ll
+                                       : *proto == Proto::ll128 ? &nccl.ll128
+                                                                : &nccl.simple;
   p.launch = p.launch + nccl.call_overhead;
   p.message_latency = core::Seconds{p.message_latency.value * spec->latency_factor};
   p.inter_node_latency = core::Seconds{p.inter_node_latency.value * spec->latency_factor};

@@ -30,4 +30,7 @@ std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective
                                                  std::uint32_t ranks, core::Bytes bytes,
                                                  const NcclModelInputs& in);
 
+/// The same for a choice already made (nccl_default's result).
+LibraryChoice nccl_library_choice(const NcclChoice& choice);
+
 } // namespace collsim::analysis
