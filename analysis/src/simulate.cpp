@@ -1,5 +1,6 @@
 #include "collsim/analysis/simulate.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/engines/analytic.hpp"
@@ -15,6 +16,7 @@
 #include <fmt/ranges.h>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace collsim::analysis {
@@ -40,6 +42,32 @@ const std::vector<EngineEntry>& engine_table() {
 const stacks::Registry& stack_registry() {
   static const stacks::Registry registry = stacks::default_stacks();
   return registry;
+}
+
+/// `auto` at one point: the library's choice as an algorithm of the registry and its parameters.
+struct AutoPoint {
+  const algorithms::AlgorithmInfo* algo = nullptr;
+  std::map<std::string, std::int64_t> params;
+  std::string shown; ///< "algorithm=nccl_ring,channels=24,protocol=simple"
+};
+
+std::optional<AutoPoint> resolve_auto(const core::Scenario& scenario, const core::Topology& topo,
+                                      core::CollectiveKind collective, std::uint32_t ranks,
+                                      core::Bytes bytes, const algorithms::Registry& registry,
+                                      std::string* why) {
+  const std::optional<LibraryChoice> choice =
+      auto_choice(scenario, topo, collective, ranks, bytes, registry, why);
+  if (!choice) {
+    return std::nullopt;
+  }
+  AutoPoint out;
+  out.algo = &registry.find(collective, choice->algorithm);
+  out.params = algorithms::resolve_params(*out.algo, choice->params);
+  out.shown = "algorithm=" + out.algo->name;
+  if (const std::string p = params_text(choice->params); !p.empty()) {
+    out.shown += "," + p;
+  }
+  return out;
 }
 
 } // namespace
@@ -173,9 +201,14 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       &study < scenario.studies.data() + scenario.studies.size()) {
     prefix = fmt::format("studies[{}].", &study - scenario.studies.data());
   }
-  // Resolve names first, so a typo fails before any work, pointing at the name.
+  // Resolve names first, so a typo fails before any work, pointing at the name. `auto` (the
+  // library's choice) has no entry: it is resolved per point.
   std::vector<const algorithms::AlgorithmInfo*> algos;
   for (std::size_t i = 0; i < study.algorithms.size(); ++i) {
+    if (study.algorithms[i] == kAutoAlgorithm) {
+      algos.push_back(nullptr);
+      continue;
+    }
     try {
       algos.push_back(&registry.find(study.collective, study.algorithms[i]));
     } catch (const core::UnknownNameError& e) {
@@ -214,6 +247,9 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   for (const auto* a : algos) {
     std::map<std::string, std::int64_t> resolved;
     for (const auto& [name, text] : study.params) {
+      if (a == nullptr) {
+        break; // `auto` runs the library's parameters
+      }
       try {
         const auto one = algorithms::resolve_params(*a, {{name, text}});
         resolved.insert(one.begin(), one.end());
@@ -229,7 +265,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   }
   for (const auto& [name, text] : study.params) {
     const bool taken = std::any_of(algos.begin(), algos.end(), [&](const auto* a) {
-      return std::any_of(a->params.begin(), a->params.end(),
+      return a != nullptr && std::any_of(a->params.begin(), a->params.end(),
                          [&](const auto& ps) { return ps.name == name; });
     });
     if (taken) {
@@ -237,7 +273,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     }
     std::vector<std::string> valid;
     for (const auto* a : algos) {
-      for (const auto& ps : a->params) {
+      for (const auto& ps : a != nullptr ? a->params : std::vector<algorithms::ParamSpec>{}) {
         if (std::find(valid.begin(), valid.end(), ps.name) == valid.end()) {
           valid.push_back(ps.name);
         }
@@ -249,6 +285,9 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     }
     msg += valid.empty() ? std::string("; they take no parameters")
                          : fmt::format("; their parameters are: {}", fmt::join(valid, ", "));
+    if (std::find(algos.begin(), algos.end(), nullptr) != algos.end()) {
+      msg += "; `auto` runs the library's own parameters (constrain NCCL with nccl.env)";
+    }
     const auto pos = study.param_pos.find(name);
     if (pos == study.param_pos.end() || pos->second.file.empty()) {
       throw core::UsageError(msg);
@@ -258,36 +297,51 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
 
   struct Point {
     const algorithms::AlgorithmInfo* algo;
-    std::size_t algo_index;
+    std::map<std::string, std::int64_t> params;
     std::uint32_t ranks;
     core::Bytes bytes;
+    std::string label; ///< "auto", or empty: the algorithm's name
+    std::string shown; ///< `auto`'s choice as the row's params show it
   };
   std::vector<Point> points;
   StudyResult out;
   for (std::size_t ai = 0; ai < algos.size(); ++ai) {
-    const auto* a = algos[ai];
     for (std::uint32_t p : study.ranks) {
       algorithms::Request probe;
       probe.collective = study.collective;
       probe.ranks = p;
-      probe.bytes = study.sizes.empty() ? core::Bytes{0} : study.sizes.front();
       probe.root = study.root;
-      probe.params = algo_params[ai];
       probe.topology = &topologies.at(p);
       for (core::Bytes n : study.sizes) {
+        Point pt{algos[ai], algo_params[ai], p, n, {}, {}};
+        std::string why;
+        if (pt.algo == nullptr) {
+          const std::optional<AutoPoint> chosen = resolve_auto(
+              scenario, topologies.at(p), study.collective, p, n, registry, &why);
+          if (!chosen) {
+            out.skipped.push_back(fmt::format("auto at {} ranks, {} bytes: {}", p, n.value, why));
+            continue;
+          }
+          pt.algo = chosen->algo;
+          pt.params = chosen->params;
+          pt.label = std::string(kAutoAlgorithm);
+          pt.shown = chosen->shown;
+        }
+        const std::string name =
+            pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name);
         probe.bytes = n;
-        const std::string why = registry.refusal(*a, probe);
+        probe.params = pt.params;
+        why = registry.refusal(*pt.algo, probe);
         if (!why.empty()) {
-          out.skipped.push_back(
-              fmt::format("{} at {} ranks, {} bytes: {}", a->name, p, n.value, why));
+          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: {}", name, p, n.value, why));
           continue;
         }
-        if (!find_engine(study.engine).messages && !registry.cost(*a, probe)) {
+        if (!find_engine(study.engine).messages && !registry.cost(*pt.algo, probe)) {
           out.skipped.push_back(
-              fmt::format("{} at {} ranks, {} bytes: no closed-form cost", a->name, p, n.value));
+              fmt::format("{} at {} ranks, {} bytes: no closed-form cost", name, p, n.value));
           continue;
         }
-        points.push_back({a, ai, p, n});
+        points.push_back(std::move(pt));
       }
     }
   }
@@ -305,7 +359,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     req.ranks = pt.ranks;
     req.bytes = pt.bytes;
     req.root = study.root;
-    req.params = algo_params[pt.algo_index];
+    req.params = pt.params;
     req.topology = &topologies.at(pt.ranks);
     if (keep_loads) {
       core::RunOptions options;
@@ -315,6 +369,10 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       out.link_loads[i] = link_reports(*req.topology, run.link_loads, run.time);
     } else {
       out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req);
+    }
+    if (!pt.label.empty()) {
+      out.rows[i].algorithm = pt.label;
+      out.rows[i].params = pt.shown;
     }
   };
   detail::parallel_for(points.size(), threads, run_point_at, [&](std::size_t done) {
@@ -365,7 +423,6 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
     throw core::UsageError(checked.skipped.empty() ? std::string("the point was skipped")
                                                    : checked.skipped.front());
   }
-  const algorithms::AlgorithmInfo& algo = registry.find(one.collective, one.algorithms[0]);
   PointRun out;
   out.topology = topologies::build(scenario.topology, one.ranks[0]);
   algorithms::Request req;
@@ -373,15 +430,30 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   req.ranks = one.ranks[0];
   req.bytes = one.sizes[0];
   req.root = one.root;
-  req.params = algorithms::resolve_params(algo, one.params);
   req.topology = &out.topology;
-  const EngineChoice engine(one.engine, scenario);
   std::string chosen;
-  req = with_library_params(algo, req, engine, &chosen);
+  const algorithms::AlgorithmInfo* picked = nullptr;
+  if (one.algorithms[0] == kAutoAlgorithm) {
+    const std::optional<AutoPoint> a =
+        resolve_auto(scenario, out.topology, req.collective, req.ranks, req.bytes, registry, nullptr);
+    picked = a->algo; // run_study above ran the point, so the choice exists
+    req.params = a->params;
+    chosen = a->shown;
+  } else {
+    picked = &registry.find(one.collective, one.algorithms[0]);
+    req.params = algorithms::resolve_params(*picked, one.params);
+  }
+  const algorithms::AlgorithmInfo& algo = *picked;
+  const EngineChoice engine(one.engine, scenario);
+  if (chosen.empty()) {
+    req = with_library_params(algo, req, engine, &chosen);
+  }
   out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req),
                                {out.topology, scenario.nccl, algo, &scenario.topology});
   out.result = find_engine(one.engine).run(out.schedule, out.topology, options, engine);
-  out.row = core::make_result_row(req.collective, algo.name, one.engine, req.ranks, req.bytes,
+  const std::string label =
+      one.algorithms[0] == kAutoAlgorithm ? std::string(kAutoAlgorithm) : algo.name;
+  out.row = core::make_result_row(req.collective, label, one.engine, req.ranks, req.bytes,
                                   out.result.time, req.root);
   out.row.params = std::move(chosen);
   return out;

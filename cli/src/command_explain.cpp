@@ -14,6 +14,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/simulate.hpp"
@@ -77,19 +78,6 @@ struct Call {
   core::Bytes bytes{0};
   bool commutative = true;
 };
-
-/// True when every rank sits on a GPU: the machine NCCL runs on.
-bool ranks_on_gpus(const core::Topology& topo) {
-  if (topo.is_full_mesh() || topo.rank_count() == 0) {
-    return false;
-  }
-  for (core::Rank r = 0; r < topo.rank_count(); ++r) {
-    if (topo.devices()[topo.device_of(r)].kind != core::DeviceKind::gpu) {
-      return false;
-    }
-  }
-  return true;
-}
 
 /// An algorithm that needs a commutative operation, judged from its declared constraints
 /// ("commutative operation(s) only ..."). Those that need it only for a root other than 0 pass:
@@ -606,11 +594,12 @@ void add_explain(CLI::App& app) {
 
     const core::Scenario scenario = io::load_scenario(a->scenario);
     const core::Topology topo = topologies::build(scenario.topology, call.ranks);
-    const bool gpus = ranks_on_gpus(topo);
+    const bool gpus = analysis::ranks_on_gpus(topo);
     std::vector<LibraryKind> libraries;
     if (a->library == "auto") {
-      libraries = {gpus && call.collective != core::CollectiveKind::barrier ? LibraryKind::nccl
-                                                                            : LibraryKind::ompi};
+      libraries = {analysis::auto_library(topo, call.collective) == analysis::AutoLibrary::nccl
+                       ? LibraryKind::nccl
+                       : LibraryKind::ompi};
     } else if (a->library == "both") {
       libraries = {LibraryKind::nccl, LibraryKind::ompi};
     } else {

@@ -240,7 +240,9 @@ void add_sim(CLI::App& app) {
                   "Scenario whose topology to use (default: scenarios/default.yaml)");
   cmd->add_option("--collective", a->collective, "Collective")->capture_default_str();
   cmd->add_option("--algorithm", a->algorithms,
-                  "Algorithm name or alias (repeat or comma-separate for several)")
+                  "Algorithm name or alias (repeat or comma-separate for several); auto: what the "
+                  "library picks (NCCL on GPUs, else Open MPI 4.1), its choice in the params "
+                  "column")
       ->required()
       ->delimiter(',');
   cmd->add_option("--ranks", a->ranks, "Rank counts: 16, 8,16,64, 1..64 or 2..1024:x2")

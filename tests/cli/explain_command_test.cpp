@@ -108,6 +108,47 @@ TEST_CASE("collsim explain on one DGX A100: NCCL picks ring LL for a 1 MiB allre
   check_consistent(j);
 }
 
+TEST_CASE("collsim sim --algorithm auto runs explain's library default, NCCL's on GPUs and Open "
+          "MPI's on CPU cores",
+          "[cli][explain][auto]") {
+  struct Case {
+    std::string scenario, collective, ranks, bytes;
+  };
+  for (const Case& c : {Case{"dgx-a100", "allreduce", "8", "1MiB"},
+                        Case{"dgx-h100", "allreduce", "16", "1GiB"},
+                        Case{"dgx-h100", "allgather", "8", "64KiB"},
+                        Case{"qiming", "allreduce", "64", "8KiB"},
+                        Case{"qiming", "bcast", "64", "1MiB"}}) {
+    INFO(c.scenario << " " << c.collective << " " << c.ranks << " " << c.bytes);
+    const json e = explain_json("--scenario " + c.scenario + " --collective " + c.collective +
+                                " --ranks " + c.ranks + " --bytes " + c.bytes);
+    const json& def = e.at("library_default");
+    const auto o = run_collsim("sim --scenario " + c.scenario + " --collective " + c.collective +
+                               " --algorithm auto --ranks " + c.ranks + " --sizes " + c.bytes +
+                               " --format json --links 0");
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    const json row = json::parse(o.out).at("results").at(0);
+    CHECK(row.at("algorithm") == "auto");
+    // The params column names the chosen algorithm, then its parameters as explain prints them.
+    std::string expected = "algorithm=" + def.at("algorithm").get<std::string>();
+    for (const auto& [name, value] : def.at("params").items()) {
+      expected += "," + name + "=" + value.get<std::string>();
+    }
+    CHECK(row.at("params") == expected);
+    CHECK(time_us(row) == Approx(time_us(def)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("collsim sim --algorithm auto takes no --param and says why", "[cli][explain][auto]") {
+  const auto o = run_collsim("sim --scenario dgx-a100 --algorithm auto --ranks 8 --sizes 1MiB "
+                             "--param protocol=ll");
+  CHECK(o.code == 2);
+  CHECK(o.err.find("no algorithm of this study takes a parameter 'protocol'") !=
+        std::string::npos);
+  CHECK(o.err.find("`auto` runs the library's own parameters") != std::string::npos);
+}
+
 TEST_CASE("collsim explain on one DGX H100: NVLS beats NCCL's ring LL at 64 KiB, a positive regret",
           "[cli][explain]") {
   const json j = explain_json("--scenario dgx-h100 --collective allreduce --ranks 8 --bytes 64KiB");

@@ -1,0 +1,42 @@
+#pragma once
+// `--algorithm auto`: what the library a user of the machine calls would run for one call, so
+// that `sim`, `run`, `plot` and scenario studies can time the library's own choice beside
+// collsim's algorithms (issue 17: "`--algorithm auto` in `sim` means what the library picks").
+// The library is NCCL where the ranks sit on GPUs (NCCL has no barrier), else Open MPI 4.1's
+// coll/tuned fixed rules; NCCL's choice honours the scenario's `nccl.env`.
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/analysis/library_choice.hpp"
+#include "collsim/core/collective.hpp"
+#include "collsim/core/scenario.hpp"
+#include "collsim/core/topology.hpp"
+#include "collsim/core/units.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace collsim::analysis {
+
+/// The algorithm name that stands for the library's own choice in studies.
+inline constexpr std::string_view kAutoAlgorithm = "auto";
+
+/// True when every rank of `topo` sits on a GPU: a machine NCCL runs on.
+[[nodiscard]] bool ranks_on_gpus(const core::Topology& topo);
+
+/// The library `auto` stands for on this machine and collective.
+enum class AutoLibrary { nccl, ompi };
+[[nodiscard]] AutoLibrary auto_library(const core::Topology& topo,
+                                       core::CollectiveKind collective);
+
+/// The library's choice for one call on `topo` (built from `scenario` for `ranks`): NCCL's
+/// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's
+/// (ompi41_default, MPI_FLOAT, commutative). nullopt, with the reason in `why`, where the model
+/// gives none (an alltoall whose size is not a multiple of the ranks for Open MPI).
+[[nodiscard]] std::optional<LibraryChoice>
+auto_choice(const core::Scenario& scenario, const core::Topology& topo,
+            core::CollectiveKind collective, std::uint32_t ranks, core::Bytes bytes,
+            const algorithms::Registry& registry, std::string* why = nullptr);
+
+} // namespace collsim::analysis
