@@ -24,8 +24,7 @@ AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collec
                                                                             : AutoLibrary::ompi;
 }
 
-std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario,
-                                         const core::Topology& topo,
+std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
                                          std::string* why) {

@@ -266,7 +266,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   for (const auto& [name, text] : study.params) {
     const bool taken = std::any_of(algos.begin(), algos.end(), [&](const auto* a) {
       return a != nullptr && std::any_of(a->params.begin(), a->params.end(),
-                         [&](const auto& ps) { return ps.name == name; });
+                                         [&](const auto& ps) { return ps.name == name; });
     });
     if (taken) {
       continue;
@@ -316,8 +316,8 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         Point pt{algos[ai], algo_params[ai], p, n, {}, {}};
         std::string why;
         if (pt.algo == nullptr) {
-          const std::optional<AutoPoint> chosen = resolve_auto(
-              scenario, topologies.at(p), study.collective, p, n, registry, &why);
+          const std::optional<AutoPoint> chosen =
+              resolve_auto(scenario, topologies.at(p), study.collective, p, n, registry, &why);
           if (!chosen) {
             out.skipped.push_back(fmt::format("auto at {} ranks, {} bytes: {}", p, n.value, why));
             continue;
@@ -434,8 +434,8 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   std::string chosen;
   const algorithms::AlgorithmInfo* picked = nullptr;
   if (one.algorithms[0] == kAutoAlgorithm) {
-    const std::optional<AutoPoint> a =
-        resolve_auto(scenario, out.topology, req.collective, req.ranks, req.bytes, registry, nullptr);
+    const std::optional<AutoPoint> a = resolve_auto(scenario, out.topology, req.collective,
+                                                    req.ranks, req.bytes, registry, nullptr);
     picked = a->algo; // run_study above ran the point, so the choice exists
     req.params = a->params;
     chosen = a->shown;

@@ -2,6 +2,7 @@
 
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/stacks/nccl_env.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 
 #include "collsim/core/errors.hpp"
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -67,6 +69,46 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p,
     return nccl_library_choice(*nccl);
   }
   return std::nullopt;
+}
+
+/// The scenario's NCCL settings with a log's variables on top, and the variables NCCL's model
+/// reads from them as "NCCL_ALGO=Ring, NCCL_PROTO=Simple".
+struct LogNccl {
+  core::NcclSpec spec;
+  std::string note;
+};
+
+LogNccl with_log_env(const core::NcclSpec& scenario, const MeasuredPoint& p) {
+  LogNccl out{scenario, {}};
+  core::NcclSpec only_log;
+  for (const auto& [name, value] : p.nccl_env) {
+    out.spec.env[name] = value;
+    out.spec.env_pos[name] =
+        p.nccl_env_pos.contains(name) ? p.nccl_env_pos.at(name) : core::SourcePos{p.file, 0, 0};
+    only_log.env[name] = value;
+  }
+  try {
+    (void)stacks::parse_nccl_env(out.spec);
+  } catch (const core::ScenarioError& e) {
+    std::string name = e.yaml_path();
+    if (name.starts_with("nccl.env.")) {
+      name = name.substr(9);
+    }
+    if (e.pos().file != p.file) {
+      throw; // the scenario's own value
+    }
+    throw core::LogParseError(e.pos(),
+                              fmt::format("{} (set by the log's run): {}", name, e.message()));
+  }
+  const std::vector<std::string> ignored = stacks::ignored_nccl_env(only_log);
+  std::vector<std::string> read;
+  for (const auto& [name, value] : only_log.env) {
+    if (std::find(ignored.begin(), ignored.end(), name) == ignored.end()) {
+      read.push_back(name + "=" + value);
+    }
+  }
+  out.note = fmt::format("{}", fmt::join(read, ", "));
+  return out;
 }
 
 } // namespace
@@ -130,6 +172,14 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     }
   }
 
+  // The NCCL settings of each point: the scenario's, with the variables its log shows the run set
+  // on top (one spec per distinct set; a bad value fails here, at its place in the log).
+  std::map<std::map<std::string, std::string>, LogNccl> log_nccl;
+  for (const MeasuredPoint& p : points) {
+    if (p.library == Library::nccl && !p.nccl_env.empty() && !log_nccl.contains(p.nccl_env)) {
+      log_nccl.emplace(p.nccl_env, with_log_env(scenario.nccl, p));
+    }
+  }
   std::vector<std::optional<ValidationRow>> out(points.size());
   std::vector<std::string> why(points.size());
   detail::parallel_for(points.size(), options.threads, [&](std::size_t i) {
@@ -154,9 +204,12 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     // NCCL's own choice for an NCCL point: the library default `auto` runs and the estimate the
     // row reports beside collsim's.
     std::optional<NcclChoice> nccl;
+    const LogNccl* from_log = nullptr;
     if (p.library == Library::nccl) {
+      from_log = p.nccl_env.empty() ? nullptr : &log_nccl.at(p.nccl_env);
       nccl = nccl_default(p.collective, p.ranks, p.bytes,
-                          nccl_inputs(scenario.topology, scenario.nccl, *topo, p.ranks));
+                          nccl_inputs(scenario.topology, from_log ? from_log->spec : scenario.nccl,
+                                      *topo, p.ranks));
     }
     std::vector<Candidate> candidates;
     std::string chosen_by = "named";
@@ -165,6 +218,9 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
       chosen_by = fmt::format("{}: {}", library->library, library->reason);
+      if (from_log != nullptr && !from_log->note.empty()) {
+        chosen_by += fmt::format(", with {} from the log", from_log->note);
+      }
     } else if (automatic) {
       for (const auto* a : registry.list(p.collective)) {
         const bool nccl = is_nccl_algorithm(*a);

@@ -76,6 +76,13 @@ std::string describe(const io::ParsedLog& log, const io::LogInfo& info, std::siz
     s += " (" + info.buffers + ")";
   }
   s += fmt::format(", {}, {} rows\n", info.datatype, info.rows);
+  if (!info.env.empty()) {
+    s += "#   NCCL environment:";
+    for (const io::EnvSetting& e : info.env) {
+      s += fmt::format(" {}={} (line {})", e.name, e.value, e.line);
+    }
+    s += "\n";
+  }
   return s;
 }
 
@@ -141,6 +148,14 @@ std::string format_csv(const Ingested& in) {
   return out;
 }
 
+nlohmann::ordered_json env_json(const std::vector<io::EnvSetting>& env) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const io::EnvSetting& e : env) {
+    out.push_back({{"name", e.name}, {"value", e.value}, {"line", e.line}, {"column", e.column}});
+  }
+  return out;
+}
+
 std::string format_json(const Ingested& in) {
   using Json = nlohmann::ordered_json;
   const auto optional = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
@@ -171,6 +186,7 @@ std::string format_json(const Ingested& in) {
                       {"ranks", i.ranks},
                       {"ranks_source", i.ranks_source},
                       {"command", i.command},
+                      {"env", env_json(i.env)},
                       {"out_of_place", i.out_of_place},
                       {"in_place", i.in_place},
                       {"rows", i.rows}});

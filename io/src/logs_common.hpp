@@ -77,6 +77,12 @@ struct Command {
 std::optional<Command> command_at(const std::vector<Line>& lines, std::size_t i,
                                   std::size_t& consumed);
 
+/// The NCCL_ variables that the lines [i, i + count) set (EnvSetting lists the forms). A value
+/// the shell computes (`NCCL_ALGO=$ALGO`) is not a setting: its text goes to `unread` instead.
+/// Comment lines set nothing.
+std::vector<EnvSetting> nccl_env_settings(const std::vector<Line>& lines, std::size_t i,
+                                          std::size_t count, std::vector<EnvSetting>& unread);
+
 /// Collects warnings; lines that are not part of the log are reported in blocks (one warning
 /// per run of consecutive skipped lines) so that pasted prose does not bury the real problems.
 class Warnings {

@@ -29,6 +29,8 @@ struct Preamble {
   std::optional<std::uint32_t> gpus;
   std::vector<Device> devices;
   std::optional<Command> command;
+  /// NCCL_ variables of the run's own command and of NCCL's INFO lines.
+  std::vector<EnvSetting> env;
   bool any = false;
 
   void touch(std::size_t at) {
@@ -130,6 +132,7 @@ struct Row {
 
 struct Run {
   Preamble pre;
+  std::vector<EnvSetting> env; ///< exported before the run, then the preamble's
   Columns columns;
   std::size_t line = 0;
   std::vector<Row> rows;
@@ -401,12 +404,38 @@ private:
         close_run();
       }
       pre_.command = std::move(*cmd);
+      std::vector<EnvSetting> unread;
+      for (EnvSetting& e : nccl_env_settings(lines_, i, consumed, unread)) {
+        pre_.env.push_back(std::move(e));
+      }
+      warn_unread(unread);
       return consumed;
+    }
+    std::vector<EnvSetting> unread;
+    if (std::vector<EnvSetting> env = nccl_env_settings(lines_, i, 1, unread);
+        !env.empty() || !unread.empty()) {
+      // NCCL's INFO lines belong to the run being set up; `export` lines hold for every later
+      // run of the file, as in a shell script.
+      warn_.seen();
+      const bool info = line.text.find(" set by environment to ") != std::string::npos;
+      std::vector<EnvSetting>& into = info ? pre_.env : exported_;
+      into.insert(into.end(), env.begin(), env.end());
+      warn_unread(unread);
+      return 1;
     }
     if (!line.comment) {
       warn_.skip(line);
     }
     return 1;
+  }
+
+  /// NCCL variables whose value the shell computes (`-x NCCL_ALGO=$ALGO`): the log does not say.
+  void warn_unread(const std::vector<EnvSetting>& unread) {
+    for (const EnvSetting& e : unread) {
+      warn_.add(e.line, fmt::format("{}={}: the shell computes this value, so the log does not "
+                                    "say what NCCL ran with; the variable is not applied",
+                                    e.name, excerpt(e.value)));
+    }
   }
 
   /// A banner or parameter line: the previous run (if any) has ended.
@@ -456,6 +485,8 @@ private:
       run.pre = last_pre_;
     }
     pre_ = Preamble{};
+    run.env = exported_;
+    run.env.insert(run.env.end(), run.pre.env.begin(), run.pre.env.end());
     run.columns = columns;
     run.line = run.pre.any ? run.pre.line : line;
     run_ = std::move(run);
@@ -581,6 +612,7 @@ private:
     if (run.pre.command) {
       info.command = excerpt(run.pre.command->text);
     }
+    info.env = std::move(run.env);
     for (const Device& d : run.pre.devices) {
       if (std::find(info.gpus.begin(), info.gpus.end(), d.name) == info.gpus.end()) {
         info.gpus.push_back(d.name);
@@ -684,6 +716,7 @@ private:
   ParsedLog out_;
   Preamble pre_;
   Preamble last_pre_;
+  std::vector<EnvSetting> exported_; ///< NCCL_ variables exported so far in the file
   std::optional<Run> run_;
   std::size_t last_header_line_ = 0;
 };

@@ -114,11 +114,10 @@ TEST_CASE("collsim sim --algorithm auto runs explain's library default, NCCL's o
   struct Case {
     std::string scenario, collective, ranks, bytes;
   };
-  for (const Case& c : {Case{"dgx-a100", "allreduce", "8", "1MiB"},
-                        Case{"dgx-h100", "allreduce", "16", "1GiB"},
-                        Case{"dgx-h100", "allgather", "8", "64KiB"},
-                        Case{"qiming", "allreduce", "64", "8KiB"},
-                        Case{"qiming", "bcast", "64", "1MiB"}}) {
+  for (const Case& c :
+       {Case{"dgx-a100", "allreduce", "8", "1MiB"}, Case{"dgx-h100", "allreduce", "16", "1GiB"},
+        Case{"dgx-h100", "allgather", "8", "64KiB"}, Case{"qiming", "allreduce", "64", "8KiB"},
+        Case{"qiming", "bcast", "64", "1MiB"}}) {
     INFO(c.scenario << " " << c.collective << " " << c.ranks << " " << c.bytes);
     const json e = explain_json("--scenario " + c.scenario + " --collective " + c.collective +
                                 " --ranks " + c.ranks + " --bytes " + c.bytes);
@@ -144,8 +143,7 @@ TEST_CASE("collsim sim --algorithm auto takes no --param and says why", "[cli][e
   const auto o = run_collsim("sim --scenario dgx-a100 --algorithm auto --ranks 8 --sizes 1MiB "
                              "--param protocol=ll");
   CHECK(o.code == 2);
-  CHECK(o.err.find("no algorithm of this study takes a parameter 'protocol'") !=
-        std::string::npos);
+  CHECK(o.err.find("no algorithm of this study takes a parameter 'protocol'") != std::string::npos);
   CHECK(o.err.find("`auto` runs the library's own parameters") != std::string::npos);
 }
 

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -342,4 +343,50 @@ TEST_CASE("collsim calibrate --leave-one-out needs two logs and no -o", "[cli][c
   CHECK(bad_loss.code == 2);
   CHECK(bad_loss.err.find("l1") != std::string::npos);
   CHECK(bad_loss.err.find("squared, huber, cauchy") != std::string::npos);
+}
+
+TEST_CASE("collsim validate follows the NCCL variables a log's run set, as a scenario's nccl.env "
+          "would, and stops at a bad one with its place in the log",
+          "[cli][validate][env]") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string log = (dir / "collsim_env_a100.txt").string();
+  const std::string bad = (dir / "collsim_env_bad_a100.txt").string();
+  const std::string scenario = (dir / "collsim_env_a100.yaml").string();
+  const std::string a100 = slurp(std::string(COLLSIM_SOURCE_DIR) + "/" + kA100Log);
+  std::ofstream(log) << "$ export NCCL_PROTO=Simple NCCL_DEBUG=INFO\n" << a100;
+  std::ofstream(bad) << "$ export NCCL_PROTO=LL256\n" << a100;
+  std::ofstream(scenario) << "base: dgx-a100\nnccl:\n  env:\n    NCCL_PROTO: Simple\n";
+
+  const auto from_log = run_collsim("validate --scenario dgx-a100 --log " + log + " --format json");
+  INFO(from_log.err);
+  REQUIRE(from_log.code == 0);
+  const auto from_scenario = run_collsim("validate --scenario " + scenario + " --log " +
+                                         std::string(kA100Log) + " --format json");
+  REQUIRE(from_scenario.code == 0);
+  const auto rows = nlohmann::json::parse(from_log.out).at("rows");
+  const auto want = nlohmann::json::parse(from_scenario.out).at("rows");
+  REQUIRE(rows.size() == 25);
+  REQUIRE(want.size() == rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    INFO("row " << i);
+    CHECK(rows[i].at("params").at("protocol") == "simple");
+    CHECK(rows[i].at("chosen_by").get<std::string>().find("with NCCL_PROTO=Simple from the log") !=
+          std::string::npos);
+    CHECK(rows[i].at("params") == want[i].at("params"));
+    CHECK(rows[i].at("predicted_us").get<double>() ==
+          Approx(want[i].at("predicted_us").get<double>()).epsilon(1e-9));
+  }
+  // Without the variable, NCCL picks LL for the small sizes.
+  const auto plain =
+      run_collsim(std::string("validate --scenario dgx-a100 --log ") + kA100Log + " --format json");
+  REQUIRE(plain.code == 0);
+  CHECK(nlohmann::json::parse(plain.out).at("rows").at(0).at("params").at("protocol") == "ll");
+
+  const auto o = run_collsim("validate --scenario dgx-a100 --log " + bad);
+  CHECK(o.code == 2);
+  CHECK(o.err.find(bad + ":1:10: error: NCCL_PROTO (set by the log's run): 'll256' is not one of "
+                         "simple, ll, ll128") != std::string::npos);
+  std::filesystem::remove(log);
+  std::filesystem::remove(bad);
+  std::filesystem::remove(scenario);
 }

@@ -46,6 +46,11 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   p.in_place = m.in_place;
   p.file = m.file;
   p.line = m.line;
+  for (const io::EnvSetting& e : log.runs.at(m.run).env) {
+    p.nccl_env[e.name] = e.value;
+    p.nccl_env_pos[e.name] = core::SourcePos{log.file, static_cast<std::uint32_t>(e.line),
+                                             static_cast<std::uint32_t>(e.column)};
+  }
   return p;
 }
 

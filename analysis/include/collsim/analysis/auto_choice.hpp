@@ -27,8 +27,7 @@ inline constexpr std::string_view kAutoAlgorithm = "auto";
 
 /// The library `auto` stands for on this machine and collective.
 enum class AutoLibrary { nccl, ompi };
-[[nodiscard]] AutoLibrary auto_library(const core::Topology& topo,
-                                       core::CollectiveKind collective);
+[[nodiscard]] AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collective);
 
 /// The library's choice for one call on `topo` (built from `scenario` for `ranks`): NCCL's
 /// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's

@@ -5,9 +5,11 @@
 
 #include "collsim/algorithms/registry.hpp"
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/core/errors.hpp"
 #include "collsim/core/scenario.hpp"
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +40,11 @@ struct MeasuredPoint {
   std::string mpi_library;
   std::string file; ///< where it was measured, for reports
   std::size_t line = 0;
+  /// NCCL environment variables the log shows its run set (io::LogInfo::env; a later setting of
+  /// a name wins), and where each is written. They constrain NCCL's choice for the point on top
+  /// of the scenario's `nccl.env`.
+  std::map<std::string, std::string> nccl_env;
+  std::map<std::string, core::SourcePos> nccl_env_pos;
 };
 
 struct ValidationRow {

@@ -52,6 +52,18 @@ struct Measurement {
   bool operator==(const Measurement&) const = default;
 };
 
+/// An NCCL environment variable a log shows its run set, where the log shows it: `export
+/// NCCL_ALGO=Ring`, `NCCL_PROTO=LL128 ./all_reduce_perf ...`, mpirun's `-x NCCL_ALGO=Ring`,
+/// Hydra's `-genv NCCL_ALGO Ring`, srun's `--export=ALL,NCCL_ALGO=Ring`, or NCCL_DEBUG=INFO's
+/// "NCCL_ALGO set by environment to Ring".
+struct EnvSetting {
+  std::string name;  ///< "NCCL_ALGO"
+  std::string value; ///< "Ring", without quotes
+  std::size_t line = 0;
+  std::size_t column = 0; ///< 1-based, of the name
+  bool operator==(const EnvSetting&) const = default;
+};
+
 /// What a log says about one run (one table: one benchmark invocation, one datatype).
 struct LogInfo {
   LogFormat format = LogFormat::nccl_tests;
@@ -79,7 +91,11 @@ struct LogInfo {
   /// "launch command", "#processes", "point-to-point" (OSU pt2pt tests use 2), "collsim-probe
   /// header", "--ranks" (LogShape), or "" (unknown).
   std::string ranks_source;
-  std::string command;       ///< the launch command line seen before the run, if any
+  std::string command; ///< the launch command line seen before the run, if any
+  /// NCCL_ variables the run set (nccl-tests logs), in the order the log shows them: variables
+  /// exported earlier in the file, then those of the run's own command and NCCL's INFO lines.
+  /// A later setting of a name wins.
+  std::vector<EnvSetting> env;
   bool out_of_place = false; ///< the run has out-of-place measurements
   bool in_place = false;     ///< ... and in-place ones (nccl-tests)
   std::size_t line = 0;      ///< first line of the run (its banner or column header)
