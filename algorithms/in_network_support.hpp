@@ -41,6 +41,12 @@ public:
     }
     local_ = 0;
   }
+  /// Puts the operations added from now on into issue stream `k` (core::Schedule::set_stream).
+  void stream(std::uint32_t k) {
+    if (schedule_ != nullptr) {
+      schedule_->set_stream(k);
+    }
+  }
   std::uint32_t send(core::Rank peer, core::Range from, std::uint32_t dep = kNoDep) {
     return add(core::OpKind::send, peer, from, dep);
   }

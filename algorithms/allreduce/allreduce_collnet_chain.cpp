@@ -16,9 +16,11 @@
 //     M[l] (l < m-1) sends it to M[l+1].
 //   Switch, per segment: receive from node 0's M[0], recv_reduce from the other nodes' M[0], send
 //   the result to every node's M[0]. On one node there is no switch and no agent.
-// Each rank emits the reduce part of every segment before the broadcast part (NCCL overlaps the
-// two on separate warps; a rank that waited for segment s to come back before forwarding segment
-// s + k would serialise round trips, which timed runs show to be far slower); every rank sends and
+// Each rank emits the reduce part of every segment in issue stream 0 and the broadcast part in
+// stream 1, as NCCL runs the two on separate warps (a rank that waited for segment s to come back
+// before forwarding segment s + k would serialise round trips, and under NCCL's FIFO flow control,
+// core::Protocol::fifo_slots, a reduce part waiting for slots that only the broadcast part frees
+// would deadlock); every rank sends and
 // receives about n each way per phase on its chain link, the NIC rank n each way through the
 // switch.
 //
@@ -80,6 +82,7 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
     detail::innet::interleave(
         count, count,
         [&](std::uint64_t i) {
+          e.stream(0);
           std::uint32_t w = kNoDep;
           if (l + 1 < m) {
             w = e.recv_reduce(members[l + 1], segment(i));
@@ -91,6 +94,7 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
           }
         },
         [&](std::uint64_t i) {
+          e.stream(1);
           std::uint32_t w = up[i];
           if (l > 0) {
             w = e.recv(members[l - 1], segment(i), up[i]);

@@ -117,10 +117,13 @@ void emit(const Plan& pl, nccl::Sink& sink) {
       const core::Range range = detail::data_range(it.offset, it.length);
       const nccl::TreeLinks& t = trees[tree_of(x)];
       const bool is_head = head(x, v) == r;
-      // Each channel's up parts (to the switch, a head's reduction) and down part (the result)
-      // run on warps of their own.
+      // NCCL runs each role of a channel on warps of its own (all_reduce.h NVLS_TREE: scatter,
+      // gather, reduce-and-send-up, receive-and-broadcast), each bounded only by its own FIFO:
+      // streams 3c (to the switch), 3c + 1 (a head's reduction and send up), 3c + 2 (the
+      // result coming down). A head's reduction waiting for the switch holds back none of its
+      // later chunks' sends to the switch (with NCCL's FIFO flow control that would deadlock).
       const bool down = is_head ? st.part == 2 : st.part == 1;
-      sink.stream(2 * it.channel + (down ? 1 : 0));
+      sink.stream(3 * it.channel + (down ? 2 : st.part));
       if (st.part == 0) {
         sent[x] = sink.send(sw, range);
       } else if (is_head && st.part == 1) {
@@ -167,7 +170,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
       const Item& it = pl.items[x];
       const core::Range range = detail::data_range(it.offset, it.length);
       const core::Rank h = head(x, v);
-      sink.stream(2 * it.channel + st.part);
+      sink.stream(3 * it.channel + st.part);
       if (st.part == 0) {
         std::uint32_t w = sink.recv(members[0], range);
         for (std::size_t j = 1; j < members.size(); ++j) {

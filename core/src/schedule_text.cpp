@@ -21,9 +21,9 @@
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
-// [inter_node_efficiency=E]` (seconds,
+// [inter_node_efficiency=E] [fifo_slots=N]` (seconds,
 // bytes per second; NCCL's LL/LL128/Simple; the optional fields are core::Protocol's
-// port_per_link, stream_bandwidth, intra_node_efficiency and inter_node_efficiency).
+// port_per_link, stream_bandwidth, intra_node_efficiency, inter_node_efficiency and fifo_slots).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
@@ -73,6 +73,9 @@ std::string print_schedule(const Schedule& s) {
     }
     if (pr.inter_node_efficiency != 1.0) {
       fmt::format_to(it, " inter_node_efficiency={}", pr.inter_node_efficiency);
+    }
+    if (pr.fifo_slots != 0) {
+      fmt::format_to(it, " fifo_slots={}", pr.fifo_slots);
     }
     fmt::format_to(it, "\n");
   }
@@ -211,6 +214,14 @@ public:
         if (!(h.protocol.inter_node_efficiency > 0.0 && h.protocol.inter_node_efficiency <= 1.0)) {
           fail("inter_node_efficiency must be in (0, 1]");
         }
+      }
+      if (!at_line_end() && peek_char() == 'f') {
+        expect_literal("fifo_slots=");
+        const std::uint64_t slots = read_uint("the messages in flight per connection");
+        if (slots == 0 || slots > 1024) {
+          fail("fifo_slots must be from 1 to 1024");
+        }
+        h.protocol.fifo_slots = static_cast<std::uint32_t>(slots);
       }
       end_line();
     }

@@ -120,6 +120,19 @@ core::Schedule single_rank(const core::Schedule& s) {
   return out;
 }
 
+/// Messages in flight per connection (core::Protocol::fifo_slots): a connection's FIFO has
+/// NCCL_STEPS slots (src/include/device.h). A Simple piece is one slice of StepPerSlice steps
+/// (ring allreduce, allgather and reduce-scatter: ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4 = 2;
+/// the others ProtoSimple<1, 1>: 1); an LL or LL128 message is one step, cut into at most
+/// kCutThroughPieces pieces.
+std::uint32_t fifo_slots(core::CollectiveKind c, Algo a, Proto p) {
+  if (p != Proto::simple) {
+    return static_cast<std::uint32_t>(kSteps * kCutThroughPieces);
+  }
+  const std::uint64_t step_per_slice = slices_per_chunk(c, a) == 2 ? kSteps / 4 : 1;
+  return static_cast<std::uint32_t>(kSteps / step_per_slice);
+}
+
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   const std::optional<Proto> proto = proto_of(p);
@@ -167,6 +180,7 @@ public:
         if (cap > 0.0) {
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
+        p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto);
       }
     }
     schedule.set_protocol(p);

@@ -160,3 +160,31 @@ TEST_CASE("a scenario derived from a cloud preset keeps the preset's NIC kind an
   CHECK(kept.topology.system.node.nic_efficiency == Approx(0.59));
   CHECK(kept.topology.system.node.nics == 4);
 }
+
+TEST_CASE("every NCCL algorithm runs under NCCL's flow control on the two-node presets",
+          "[presets][fifo]") {
+  // The loggp engine stops with "the schedule deadlocks" when a generator orders a rank's
+  // operations so that a send waits for FIFO slots only its own later operations free. (No busbw
+  // bound here: analysis::busbw_limit is the ring's, which trees and NVLS-tree exceed across
+  // nodes, and loggp does not share a NIC between the GPUs of p4d.)
+  const auto registry = algorithms::make_default_registry();
+  for (const char* preset : {"dgx-h100", "dgx-b200", "aws-p4d"}) {
+    core::Scenario s = io::load_scenario(preset);
+    const std::uint32_t ranks = 2 * s.topology.system.node.gpus;
+    core::StudySpec st;
+    st.collective = core::CollectiveKind::allreduce;
+    st.algorithms = {"nccl_ring", "nccl_tree",      "nvls",
+                     "nvls_tree", "collnet_direct", "collnet_chain"};
+    st.ranks = {ranks};
+    st.sizes = {core::Bytes{4096}, core::Bytes{std::uint64_t{256} << 20}};
+    INFO(preset);
+    analysis::StudyResult r;
+    REQUIRE_NOTHROW(r = analysis::run_study(s, st, registry));
+    CHECK(r.rows.size() + r.skipped.size() == st.algorithms.size() * st.sizes.size());
+    CHECK(r.rows.size() >= 4);
+    for (const core::ResultRow& row : r.rows) {
+      INFO(row.algorithm << " " << row.bytes.value);
+      CHECK(row.time.value > 0.0);
+    }
+  }
+}

@@ -161,3 +161,24 @@ TEST_CASE("the text form rejects a protocol efficiency outside (0, 1]", "[engine
                            "message_latency=0 inter_node_latency=0\nrank 0 {\n}\n";
   CHECK_THROWS_WITH(core::parse_schedule(text, "x"), "x:7:27: error: efficiency must be in (0, 1]");
 }
+
+TEST_CASE("the text form carries every optional protocol field and rejects a bad fifo_slots",
+          "[engines][protocol]") {
+  const std::string head = "collsim-schedule 1\ncollective bcast\nranks 1\nbytes 0\nroot 0\n"
+                           "buffers data=0 tmp=0\nprotocol Simple efficiency=1 launch=0 "
+                           "message_latency=0 inter_node_latency=0";
+  const std::string full = head + " ports=per_link stream_bandwidth=2e+10 "
+                                  "intra_node_efficiency=0.8 inter_node_efficiency=0.9 "
+                                  "fifo_slots=4\nrank 0 {\n}\n";
+  const core::Schedule s = core::parse_schedule(full, "x");
+  const core::Protocol& p = s.header().protocol;
+  CHECK(p.port_per_link);
+  CHECK(p.stream_bandwidth.bytes_per_second == 2e10);
+  CHECK(p.intra_node_efficiency == 0.8);
+  CHECK(p.inter_node_efficiency == 0.9);
+  CHECK(p.fifo_slots == 4);
+  CHECK(core::parse_schedule(core::print_schedule(s)) == s);
+  CHECK(core::print_schedule(s).find(" fifo_slots=4\n") != std::string::npos);
+  CHECK_THROWS_WITH(core::parse_schedule(head + " fifo_slots=0\nrank 0 {\n}\n", "x"),
+                    "x:7:90: error: fifo_slots must be from 1 to 1024");
+}

@@ -89,3 +89,108 @@ TEST_CASE("a network transport's efficiency applies between nodes only", "[engin
   // On a full mesh every rank is a node of its own: kM / 0.8 bytes on the wire.
   CHECK(run(fan_out(2, {1}, p), 2) == Approx(t / 0.8));
 }
+
+namespace {
+
+/// Rank 0 sends `count` messages of kM bytes to rank 1 (one stream); rank 1 receives them, each
+/// receive waiting `hold` (a local copy of kM bytes at `copy` B/s) before it is issued.
+core::Schedule stream_of(std::uint32_t count, core::Protocol protocol, bool slow_receiver) {
+  core::ScheduleHeader h;
+  h.collective = core::CollectiveKind::bcast;
+  h.ranks = 2;
+  h.bytes = core::Bytes{kM};
+  h.data_bytes = kM;
+  h.tmp_bytes = kM;
+  h.protocol = std::move(protocol);
+  core::Schedule s(h);
+  s.begin_rank(0);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    s.send(1, {Buffer::data, 0, kM});
+  }
+  s.begin_rank(1);
+  std::uint32_t last = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (slow_receiver) {
+      // The consumer works on each message before it takes the next (a copy of kM bytes).
+      const std::uint32_t c = i == 0 ? s.copy({Buffer::tmp, 0, kM}, {Buffer::tmp, 0, kM})
+                                     : s.copy({Buffer::tmp, 0, kM}, {Buffer::tmp, 0, kM}, {last});
+      last = s.recv(0, {Buffer::data, 0, kM}, {c});
+    } else {
+      last = s.recv(0, {Buffer::data, 0, kM});
+    }
+  }
+  s.finish();
+  return s;
+}
+
+core::Topology slow_copy_pair() {
+  core::EndpointParams ep;
+  ep.copy_bandwidth = core::Bandwidth{kRate / 2}; // a copy of kM takes 2 ms
+  return core::Topology::full_mesh(2, core::Bandwidth{kRate}, core::Seconds{0.0}, ep);
+}
+
+} // namespace
+
+TEST_CASE("flow control: a sender runs at most fifo_slots messages ahead of its receiver",
+          "[engines][loggp][fifo]") {
+  core::Protocol open;
+  open.name = "Simple";
+  open.port_per_link = true;
+  core::Protocol fifo = open;
+  fifo.fifo_slots = 2;
+  const double t = static_cast<double>(kM) / kRate; // 1 ms on the wire
+  const core::Topology pair = slow_copy_pair();
+  // A receiver that takes each message fast: the credits come back in time, nothing changes:
+  // four messages back to back.
+  CHECK(engines::LogGPEngine{}.run(stream_of(4, open, false), pair, {}).time.value ==
+        Approx(4 * t));
+  CHECK(engines::LogGPEngine{}.run(stream_of(4, fifo, false), pair, {}).time.value ==
+        Approx(4 * t));
+  // A receiver that copies for 2 ms before each receive: it issues receive i at 2(i + 1) ms, and
+  // the run ends at 8 ms either way. Without flow control the sender's messages leave at 0, 1, 2
+  // and 3 ms; with two slots message i >= 2 waits for receive i - 2 (done at 2(i - 1) ms):
+  // message 2 leaves at 2 ms, message 3 at 4 ms instead of 3 ms.
+  core::RunOptions timeline;
+  timeline.timeline = true;
+  const core::Schedule open_run = stream_of(4, open, true);
+  const core::Schedule fifo_run = stream_of(4, fifo, true);
+  const auto a = engines::LogGPEngine{}.run(open_run, pair, timeline);
+  const auto b = engines::LogGPEngine{}.run(fifo_run, pair, timeline);
+  CHECK(a.time.value == Approx(8 * t));
+  CHECK(b.time.value == Approx(8 * t));
+  // Rank 0's fourth send (operation 3): its start.
+  CHECK(a.timeline.at(3).start.value == Approx(3 * t));
+  CHECK(b.timeline.at(3).start.value == Approx(4 * t));
+  CHECK(b.timeline.at(2).start.value == Approx(2 * t));
+}
+
+TEST_CASE("flow control turns a program that waits for its own later sends into a deadlock, "
+          "reported as one",
+          "[engines][loggp][fifo]") {
+  // Each rank sends three messages to the other before it receives any: fine with unbounded
+  // buffers or three slots, a deadlock with two slots per connection (as NCCL would hang).
+  const auto exchange = [](std::uint32_t slots) {
+    core::ScheduleHeader h;
+    h.collective = core::CollectiveKind::bcast;
+    h.ranks = 2;
+    h.bytes = core::Bytes{kM};
+    h.data_bytes = kM;
+    h.protocol.name = "Simple";
+    h.protocol.fifo_slots = slots;
+    core::Schedule s(h);
+    for (core::Rank r = 0; r < 2; ++r) {
+      s.begin_rank(r);
+      for (int i = 0; i < 3; ++i) {
+        s.send(1 - r, {Buffer::data, 0, kM});
+      }
+      for (int i = 0; i < 3; ++i) {
+        s.recv(1 - r, {Buffer::tmp, 0, kM});
+      }
+    }
+    s.finish();
+    return s;
+  };
+  CHECK_THROWS_WITH(engines::LogGPEngine{}.run(exchange(2), mesh(2), {}),
+                    Catch::Contains("stalled at operation l2") && Catch::Contains("deadlocks"));
+  CHECK(engines::LogGPEngine{}.run(exchange(3), mesh(2), {}).time.value > 0.0);
+}

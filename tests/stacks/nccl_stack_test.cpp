@@ -155,8 +155,39 @@ TEST_CASE("NCCL-lowered schedules stay correct", "[stacks][nccl]") {
               stacks::lower(stacks, registry.generate(*algo, req), {topo, {}, *algo});
           INFO(algo->name << " p=" << p << " n=" << n << " " << protocol);
           CHECK(core::check_semantics(s).summary() == "");
+          // NCCL's flow control never deadlocks a lowered schedule (loggp reports a stall).
+          CHECK_NOTHROW(engines::LogGPEngine().run(s, topo, {}));
         }
       }
     }
   }
+}
+
+TEST_CASE("the NCCL stack bounds each connection by NCCL's FIFO of NCCL_STEPS slots",
+          "[stacks][nccl]") {
+  // Simple ring allreduce: 8 steps / 2 steps per slice; LL: 8 steps x 4 cut-through pieces.
+  CHECK(ring(4, 64 << 20, "simple").lowered.header().protocol.fifo_slots == 4);
+  CHECK(ring(4, 1 << 20, "ll").lowered.header().protocol.fifo_slots == 32);
+  CHECK(ring(4, 1 << 20, "ll128").lowered.header().protocol.fifo_slots == 32);
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const auto& bcast = registry.find(CollectiveKind::bcast, "nccl_ring");
+  const auto topo = uniform(4);
+  algorithms::Request req;
+  req.collective = CollectiveKind::bcast;
+  req.ranks = 4;
+  req.bytes = core::Bytes{64 << 20};
+  req.topology = &topo;
+  req.params = algorithms::resolve_params(bcast, {{"protocol", "simple"}});
+  // Broadcast: ProtoSimple<1, 1>, one step per slice.
+  CHECK(stacks::lower(stacks, registry.generate(bcast, req), {topo, {}, bcast})
+            .header()
+            .protocol.fifo_slots == 8);
+  // An MPI algorithm is not NCCL's: no flow control.
+  const auto& plain = registry.find(CollectiveKind::allreduce, "ring");
+  req.collective = CollectiveKind::allreduce;
+  req.params = {};
+  CHECK(stacks::lower(stacks, registry.generate(plain, req), {topo, {}, plain})
+            .header()
+            .protocol.fifo_slots == 0);
 }

@@ -262,6 +262,9 @@ public:
       ranks_[r].endpoint = &t.devices()[*t.find_device(s.header().agents[r - s.ranks()])].endpoint;
       ranks_[r].agent = true;
     }
+    if (protocol_.fifo_slots > 0) {
+      set_credits(protocol_.fifo_slots);
+    }
     if (opt.timeline) {
       start_.assign(s.op_count(), 0.0);
     }
@@ -274,8 +277,10 @@ public:
     for (Rank r = 0; r < s_.participants(); ++r) {
       issue_rank(r);
     }
+    wake_senders();
     while (!queue_.empty()) {
       arrive(queue_.pop());
+      wake_senders();
     }
     core::RunResult res;
     res.rank_finish.resize(s_.ranks());
@@ -327,7 +332,46 @@ public:
   }
 
 private:
+  /// Flow control (core::Protocol::fifo_slots): each send's credit, the receive of the send
+  /// `slots` earlier on its connection (sender, receiver, the sender's stream), in program order.
+  void set_credits(std::uint32_t slots) {
+    credit_.assign(s_.op_count(), core::kNoMatch);
+    is_credit_.assign(s_.op_count(), 0);
+    for (Rank r = 0; r < s_.participants(); ++r) {
+      std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::vector<OpId>>> sent;
+      for (OpId id = s_.rank_begin(r); id < s_.rank_end(r); ++id) {
+        if (s_.kind(id) != OpKind::send) {
+          continue;
+        }
+        const std::uint64_t key = (static_cast<std::uint64_t>(s_.peer(id)) << 8) | s_.stream(id);
+        auto& [count, ring] = sent[key];
+        if (ring.empty()) {
+          ring.assign(slots, core::kNoMatch);
+        }
+        OpId& slot = ring[count % slots];
+        if (slot != core::kNoMatch) {
+          credit_[id] = slot;
+          is_credit_[slot] = 1;
+        }
+        slot = ops_[id].partner();
+        ++count;
+      }
+    }
+  }
+
+  /// Lets the senders whose credit a receive just returned issue again.
+  void wake_senders() {
+    while (!wake_.empty()) {
+      const Rank r = wake_.back();
+      wake_.pop_back();
+      issue_rank(r);
+    }
+  }
+
   void done(OpId id, Rank r, double start, double end) {
+    if (!is_credit_.empty() && is_credit_[id] != 0) {
+      wake_.push_back(s_.peer(id)); // a receive's peer is the sender
+    }
     ops_[id].set_state(kDone);
     ops_[id].time = end;
     if (opt_.timeline) {
@@ -381,6 +425,15 @@ private:
         }
         const double dep_end = ops_[dep].time; // a copy: the packed field may be misaligned
         ready = std::max(ready, dep_end);
+      }
+      if (!credit_.empty() && credit_[id] != core::kNoMatch) {
+        // The receiver has not consumed the message `fifo_slots` earlier: no FIFO slot is free.
+        const OpId credit = credit_[id];
+        if (ops_[credit].state() != kDone) {
+          ls.blocked_on = credit;
+          return;
+        }
+        ready = std::max(ready, static_cast<double>(ops_[credit].time));
       }
       ls.blocked_on = core::kNoMatch;
       ++ls.next;
@@ -540,6 +593,9 @@ private:
   ArrivalQueue queue_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
+  core::BigVector<OpId> credit_;            // per send with fifo_slots: the receive it waits for
+  core::BigVector<std::uint8_t> is_credit_; // per receive: some send waits for it
+  std::vector<Rank> wake_;                  // senders to issue again after a credit returned
   core::Protocol protocol_;
   bool plain_ = true;
   bool per_link_ = false;

@@ -90,6 +90,12 @@ struct Protocol {
   /// The same for messages that leave the node: the network transport's (IB RDMA headers, EFA's
   /// SRD, TCP), on top of `efficiency`.
   double inter_node_efficiency = 1.0;
+  /// Flow control: the most messages a sender may have in flight on one connection (sender,
+  /// receiver, the sender's issue stream) before the receiver has consumed the oldest, as NCCL's
+  /// FIFO of NCCL_STEPS slots per peer connection bounds a channel (src/device/prims_simple.h
+  /// waits for the peer's head to pass step - NCCL_STEPS). The k-th send on a connection starts
+  /// no earlier than the receive of the (k - fifo_slots)-th completes. 0: unbounded.
+  std::uint32_t fifo_slots = 0;
   bool operator==(const Protocol&) const = default;
 };
 
