@@ -52,7 +52,7 @@ TEST_CASE("nvls allreduce: every rank sends n to its NVSwitch and receives n bac
   CHECK(tr[10].send_peers == std::vector<core::Rank>{8, 9, 8, 9, 8, 9, 8, 9});
 }
 
-TEST_CASE("nvls allreduce on one node uses only the node switch; a partial node keeps the shards",
+TEST_CASE("nvls allreduce on one node uses only the node switch, a partial node keeps the shards",
           "[algorithms][allreduce][nvls][in-network]") {
   const core::Topology one = testing::innet_cluster(4, 4, true, false);
   const core::Schedule s = nvls(&one, 4, 400);

@@ -190,7 +190,7 @@ TEST_CASE("radix-4 bruck alltoall on 5 ranks sends three messages, then one",
   CHECK(s.dep_count() == 24 + 4 * 27);
 }
 
-TEST_CASE("bruck alltoall takes a radix in [2, 1024], answers to mpich:k_brucks and declares "
+TEST_CASE("bruck alltoall takes a radix in from 2 to 1024, answers to mpich:k_brucks and declares "
           "ceil(log_k p) a + (n/p) sum of blocks b",
           "[algorithms][alltoall][bruck]") {
   const auto reg = algorithms::make_default_registry();

@@ -34,7 +34,7 @@ TEST_CASE("recexch barrier on 8 ranks exchanges with r XOR 1, 2, 4",
   CHECK(s.dep_count() == 8 * (2 + 2 + 2));
 }
 
-TEST_CASE("recexch barrier with radix 3 on 9 ranks signals two neighbours per phase; extra ranks "
+TEST_CASE("recexch barrier with radix 3 on 9 ranks signals two neighbours per phase, extra ranks "
           "check in and out",
           "[algorithms][barrier][recexch]") {
   CHECK(testing::traffic(recexch(9, 3))[4].send_peers == std::vector<core::Rank>{3, 5, 1, 7});

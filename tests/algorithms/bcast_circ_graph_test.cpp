@@ -249,7 +249,7 @@ TEST_CASE("circ_graph bcast sends (p-1) N messages and n bytes to every rank but
   CHECK(t[0].send_lengths == std::vector<std::uint64_t>{777, 777, 777, 777});
 }
 
-TEST_CASE("circ_graph bcast sends wait for their block; q_len caps the requests in flight",
+TEST_CASE("circ_graph bcast sends wait for their block, q_len caps the requests in flight",
           "[algorithms][bcast][circ_graph]") {
   // q_len 8 never binds for p = 5, 4 blocks (at most 8 operations per rank): the only dependencies
   // are the 10 sends of non-root ranks on their blocks' receives.

@@ -20,7 +20,7 @@ core::Schedule binomial(std::uint32_t p, std::uint64_t n, core::Rank root) {
 }
 } // namespace
 
-TEST_CASE("binomial reduce sends p-1 whole vectors; the root receives and reduces ceil(lg p)",
+TEST_CASE("binomial reduce sends p-1 whole vectors, the root receives and reduces ceil(lg p)",
           "[algorithms][reduce][binomial]") {
   for (const std::uint32_t p : {2U, 3U, 5U, 8U, 13U, 32U}) {
     for (const core::Rank root : {0U, p - 1}) {

@@ -187,7 +187,7 @@ TEST_CASE("NCCL on 2 DGX H100: multi-node NVLS waits for NCCL_COLLNET_ENABLE, NV
   CHECK(entry(on, Algo::collnet_direct, Proto::simple).time_us >= 0);
 }
 
-TEST_CASE("NCCL's alltoall, gather and scatter are grouped send/recv; barrier has no choice",
+TEST_CASE("NCCL's alltoall, gather and scatter are grouped send/recv, barrier has no choice",
           "[nccl_defaults]") {
   const Setup s = setup("dgx-a100", 8);
   for (const auto c : {CollectiveKind::alltoall, CollectiveKind::gather, CollectiveKind::scatter}) {

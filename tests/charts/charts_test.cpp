@@ -168,7 +168,7 @@ TEST_CASE("hover labels give exact values with units") {
   CHECK(charts::size_label(1536.0) == "1536 B");
 }
 
-TEST_CASE("Qt chart: algorithms, the limit and the crossovers as series; log2 size axis") {
+TEST_CASE("Qt chart: algorithms, the limit and the crossovers as series, log2 size axis") {
   ensure_app();
   charts::ChartModel model = charts::busbw_chart(two_algorithms());
   model.markers = charts::crossover_chart(two_algorithms()).markers;

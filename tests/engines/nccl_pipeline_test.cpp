@@ -72,10 +72,13 @@ TEST_CASE("nvls_tree streams a large allreduce at the NICs' rate, heads rotating
   // The loggp engine serialises a rank's sends through one port, so a GPU's bound is n to the
   // switch, and as the head of a quarter of the chunks n/4 to the other node and n/4 back to the
   // switch for the multicast.
+  // (Within 1.2: each channel's scatter, reduce-up and down roles are issue streams of their own,
+  // as NCCL's warps, and the one port takes their sends in the order they become ready, not by
+  // tree level; 1.18 x the bound here, 1.13 when the roles shared two streams.)
   const core::Topology t = nodes_of(4, 8, true);
   const double port_bound = 1.25 * kBytes / 400e9 + kBytes / 4.0 / 50e9;
   const double time = seconds("nvls_tree", t, 8);
-  check_streams(time, port_bound, 1.15);
+  check_streams(time, port_bound, 1.2);
 }
 
 TEST_CASE("nccl_ring channels leave a node through different GPUs, so through different NICs",

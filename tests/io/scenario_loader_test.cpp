@@ -430,7 +430,7 @@ TEST_CASE("parse_rankfile numbers named hosts in order of first appearance", "[i
   CHECK(slots[3].socket == -1);
 }
 
-TEST_CASE("the simgrid section sets SimGrid's options; a derived scenario keeps the rest",
+TEST_CASE("the simgrid section sets SimGrid's options, a derived scenario keeps the rest",
           "[io][scenario][simgrid]") {
   const auto defaults = parse_scenario(
       "name: d\ntopology: {kind: uniform}\n"
@@ -457,7 +457,7 @@ TEST_CASE("the simgrid section sets SimGrid's options; a derived scenario keeps 
   CHECK(derived.simgrid.crosstraffic);
 }
 
-TEST_CASE("the nccl section sets the call overhead and per-protocol factors; a derived scenario "
+TEST_CASE("the nccl section sets the call overhead and per-protocol factors, a derived scenario "
           "keeps the rest",
           "[io][scenario][nccl]") {
   const auto defaults = parse_scenario(
