@@ -21,6 +21,7 @@
 
 #include "collsim/core/errors.hpp"
 
+#include <Eigen/SVD>
 #include <algorithm>
 #include <ceres/ceres.h>
 #include <cmath>
@@ -355,7 +356,27 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
       problem.SetParameterBlockConstant(&x[j]);
     }
   }
-  if (!free.empty() && out.points > k) {
+  // Ceres' own refusal of a rank-deficient problem logs an error line to stderr; test the rank
+  // first with the same criterion (smallest over largest singular value of J below
+  // sqrt(min_reciprocal_condition_number), 1e-7), with some margin, and skip Ceres then.
+  bool full_rank = false;
+  if (!free.empty()) {
+    const std::size_t rows = (*jac)[0].size();
+    Eigen::MatrixXd j(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(free.size()));
+    Eigen::Index col = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      if (std::find(free.begin(), free.end(), &x[c]) == free.end()) {
+        continue;
+      }
+      for (std::size_t r = 0; r < rows; ++r) {
+        j(static_cast<Eigen::Index>(r), col) = (*jac)[c][r];
+      }
+      ++col;
+    }
+    const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(j).singularValues();
+    full_rank = sv.size() > 0 && sv(0) > 0.0 && sv(sv.size() - 1) / sv(0) > 1e-6;
+  }
+  if (full_rank && out.points > k) {
     ceres::Covariance::Options copt;
     copt.algorithm_type = ceres::DENSE_SVD; // k is small; SVD detects rank deficiency
     ceres::Covariance covariance(copt);
