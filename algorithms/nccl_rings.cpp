@@ -21,7 +21,8 @@ struct BlockRing {
 
 BlockRing block_ring_plan(const Request& req, detail::Arrive how) {
   const detail::NodeLayout layout = detail::node_layout(req);
-  return BlockRing{block_chunking(req, Algo::ring, layout), how, rings(layout, channels_of(req))};
+  return BlockRing{block_chunking(req, Algo::ring, layout), how,
+                   rings(req, layout, channels_of(req))};
 }
 
 void emit_block_ring(const BlockRing& pl, Sink& sink) {
@@ -78,7 +79,7 @@ Chain chain_plan(const Request& req, detail::Arrive how) {
   const detail::NodeLayout layout = detail::node_layout(req);
   const std::uint32_t channels = channels_of(req);
   const std::uint64_t chunk = chunk_bytes(Algo::ring, protocol_of(req), chunk_context(req, layout));
-  return Chain{req.ranks, req.root, how, rings(layout, channels),
+  return Chain{req.ranks, req.root, how, rings(req, layout, channels),
                interleaved_chunks(req.bytes.value, channels, chunk)};
 }
 

@@ -86,6 +86,7 @@ std::uint64_t block_chunks(std::uint64_t n, std::uint32_t p, std::uint32_t chann
 /// (src/graph/search.cc, rings.cc; algorithms.md 1.10 items 5 and 6), which spreads channels over
 /// the node's NICs; rotating the entry rank is our stand-in: on rail-optimised nodes (a NIC per
 /// GPU) c channels cross the network through c different NICs instead of all through one.
+/// On NVLink meshes the ring search of nccl_mesh_rings.cpp replaces the order inside a node.
 std::vector<core::Rank> ring_order(const detail::NodeLayout& layout, std::uint32_t channel = 0);
 
 /// One channel's ring: the order and each rank's position in it.
@@ -98,6 +99,13 @@ struct Ring {
 };
 /// The rings of channels 0 .. channels-1 (ring_order).
 std::vector<Ring> rings(const detail::NodeLayout& layout, std::uint32_t channels);
+/// The same on the request's topology: inside a node whose GPUs are joined by direct NVLinks
+/// (a mesh such as DGX-1's hybrid cube-mesh, no switch), every channel follows a cycle of direct
+/// links, as NCCL's ring search keeps to NVLink (src/graph/search.cc), and the channels are
+/// spread over the links in proportion to their count; nodes without such a cycle keep
+/// ring_order's rotation (nccl_mesh_rings.cpp).
+std::vector<Ring> rings(const Request& req, const detail::NodeLayout& layout,
+                        std::uint32_t channels);
 
 inline constexpr std::uint32_t kNone = 0xffffffffU;
 /// One node of a binary tree over node indices: parent and up to two children (kNone: absent).

@@ -63,7 +63,7 @@ Plan make_plan(const Request& req) {
   const detail::NodeLayout layout = detail::node_layout(req);
   pl.chunk =
       nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), nccl::chunk_context(req, layout));
-  pl.rings = nccl::rings(layout, pl.channels);
+  pl.rings = nccl::rings(req, layout, pl.channels);
   for (std::uint32_t c = 0; c < pl.channels; ++c) {
     const auto [lo, len] = nccl::channel_slice(req.bytes.value, pl.channels, c);
     pl.lo.push_back(lo);

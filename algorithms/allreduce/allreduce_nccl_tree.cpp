@@ -9,7 +9,8 @@
 //
 // Schedule. Nodes come from the request's layout (no topology: every rank is a node). In node v
 // the ranks form a chain in rank order, rotated per channel so that channel c's chain starts at
-// local rank c mod ppn (links_of); its first rank (the head) is node v's vertex in channel c's
+// local rank c mod ppn (links_of; on an NVLink mesh the chain follows channel c's ring of direct
+// NVLinks from there, nccl::rings); its first rank (the head) is node v's vertex in channel c's
 // inter-node tree. Channel c owns slice c of the buffer (block_range(n, channels, c)) and uses
 // tree c mod 2, so with an even channel count each tree carries half the data (with one channel
 // only tree 0 is used). A channel's slice is cut into chunks of NCCL's chunk size. For one chunk
@@ -55,6 +56,11 @@ struct Plan {
   std::uint32_t channels = 1;
   detail::NodeLayout layout;
   std::vector<Item> items; // chunks of all channels, interleaved
+  /// Per channel, the order of each node's chain: node v's ranks are order[start[v] ..
+  /// start[v] + m). The rings' order (nccl::rings): rank order rotated by the channel, or on an
+  /// NVLink mesh a path of direct NVLinks, as NCCL's tree search also keeps to NVLink.
+  std::vector<nccl::Ring> chains;
+  std::vector<std::uint32_t> start;
 };
 
 Plan make_plan(const Request& req) {
@@ -65,6 +71,12 @@ Plan make_plan(const Request& req) {
   const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::tree, nccl::protocol_of(req),
                                                 nccl::chunk_context(req, pl.layout));
   pl.items = nccl::interleaved_chunks(req.bytes.value, pl.channels, chunk);
+  pl.chains = nccl::rings(req, pl.layout, pl.channels);
+  std::uint32_t at = 0;
+  for (const auto& members : pl.layout.members) {
+    pl.start.push_back(at);
+    at += static_cast<std::uint32_t>(members.size());
+  }
   return pl;
 }
 
@@ -81,17 +93,17 @@ struct Links {
 /// search gives the tree channels of a node different GPUs next to different NICs where it can
 /// (src/graph/search.cc, one NIC per channel on rail-optimised nodes), so the channels' inter-node
 /// traffic spreads over the NICs instead of all leaving through the first GPU's.
-Links links_of(const detail::NodeLayout& layout, core::Rank r, std::uint32_t c) {
+Links links_of(const Plan& pl, core::Rank r, std::uint32_t c) {
   Links out;
+  const detail::NodeLayout& layout = pl.layout;
   const std::uint32_t t = c % 2;
   const std::uint32_t v = layout.node[r];
-  const auto& members = layout.members[v];
-  const auto m = static_cast<std::uint32_t>(members.size());
+  const auto m = static_cast<std::uint32_t>(layout.members[v].size());
+  const nccl::Ring& chain = pl.chains[c];
   const auto at = [&](std::uint32_t node, std::uint32_t position) {
-    const auto& mem = layout.members[node];
-    return mem[(position + c) % mem.size()];
+    return chain.order[pl.start[node] + position];
   };
-  const std::uint32_t j = (layout.local[r] + m - c % m) % m; // position in the rotated chain
+  const std::uint32_t j = chain.pos[r] - pl.start[v]; // position in the node's chain
   if (j > 0) {
     out.parent = at(v, j - 1);
   } else {
@@ -130,7 +142,7 @@ void emit(const Plan& pl, nccl::Sink& sink) {
     sink.begin(r);
     std::vector<Links> links(pl.channels);
     for (std::uint32_t c = 0; c < pl.channels; ++c) {
-      links[c] = links_of(pl.layout, r, c);
+      links[c] = links_of(pl, r, c);
     }
     const auto steps = nccl::tree_steps(items, pl.channels, [&](std::size_t x) {
       const std::uint32_t d = links[pl.items[x].channel].depth;

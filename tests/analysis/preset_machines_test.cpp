@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -187,4 +188,50 @@ TEST_CASE("every NCCL algorithm runs under NCCL's flow control on the two-node p
       CHECK(row.time.value > 0.0);
     }
   }
+}
+
+TEST_CASE("NCCL's rings on DGX-1's NVLink mesh follow direct NVLinks and spread the channels over "
+          "them",
+          "[presets][nccl][mesh]") {
+  // Hybrid cube-mesh: no NVLink between GPUs 3-4 or 7-0, so the rank-order ring 0..7 would cross
+  // two missing links and put all 12 channels on the same single links (busbw about 20 GB/s).
+  // NCCL's search keeps to NVLink and finds six directed rings on disjoint links: 6 x 20 GB/s.
+  const core::Scenario s = io::load_scenario("dgx1-v100");
+  const core::Topology t = topologies::build(s.topology, 8);
+  const auto registry = algorithms::make_default_registry();
+  const auto& ring = registry.find(core::CollectiveKind::allreduce, "nccl_ring");
+  algorithms::Request req;
+  req.ranks = 8;
+  req.bytes = core::Bytes{std::uint64_t{1} << 30};
+  req.topology = &t;
+  req.params = algorithms::resolve_params(ring, {{"channels", "12"}, {"protocol", "simple"}});
+  const core::Schedule sched = registry.generate(ring, req);
+  // Every message goes to a GPU joined to its sender by an NVLink, and no directed NVLink pair
+  // carries more than its link count's share: 12 channels over 6 link-disjoint directed rings.
+  std::map<std::pair<core::Rank, core::Rank>, std::uint64_t> bytes;
+  for (core::OpId id = 0; id < sched.op_count(); ++id) {
+    if (sched.kind(id) == core::OpKind::send) {
+      const core::Op op = sched.op(id);
+      bytes[{op.rank, op.peer}] += op.target.length;
+    }
+  }
+  for (const auto& [pair, n] : bytes) {
+    INFO("GPU " << pair.first << " -> " << pair.second);
+    const auto link = t.link_between(t.device_of(pair.first), t.device_of(pair.second));
+    REQUIRE(link.has_value());
+    CHECK(t.links()[*link].kind == core::LinkKind::nvlink);
+    const double share = static_cast<double>(n) / t.links()[*link].bandwidth.bytes_per_second;
+    // Per rank and direction a ring allreduce moves 2 (p-1)/p n; over 6 rings of single links
+    // (25 GB/s) that is (7/4 GiB / 6) / 25 GB/s per link, 2-link pairs at most twice the bytes.
+    CHECK(share <= 1.75 * (1ULL << 30) / 6.0 / 25e9 * 1.0001);
+  }
+  core::StudySpec st;
+  st.collective = core::CollectiveKind::allreduce;
+  st.algorithms = {"nccl_ring"};
+  st.ranks = {8};
+  st.sizes = {req.bytes};
+  const auto rows = analysis::run_study(s, st, registry).rows;
+  REQUIRE(rows.size() == 1);
+  // 6 rings x NCCL's 20 GB/s per NVLink 2 (SM70's rate of a 25 GB/s link).
+  CHECK(rows[0].busbw.gbps() == Approx(120.0).epsilon(0.02));
 }
