@@ -155,7 +155,8 @@ TEST_CASE("a protocol charges its payload efficiency, per-message latency and la
   CHECK(intra.time.value == Approx(6.6e-6 + 1e-6 + 2000.0 / 100e9).epsilon(1e-12));
 }
 
-TEST_CASE("the text form rejects a protocol efficiency outside between 0 and 1", "[engines][protocol]") {
+TEST_CASE("the text form rejects a protocol efficiency outside between 0 and 1",
+          "[engines][protocol]") {
   const std::string text = "collsim-schedule 1\ncollective bcast\nranks 1\nbytes 0\nroot 0\n"
                            "buffers data=0 tmp=0\nprotocol LL efficiency=1.5 launch=0 "
                            "message_latency=0 inter_node_latency=0\nrank 0 {\n}\n";

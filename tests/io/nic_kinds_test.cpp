@@ -26,8 +26,9 @@ const collsim::core::NodeSpec& node_of(const collsim::core::Scenario& s) {
 
 } // namespace
 
-TEST_CASE("every NIC kind has a positive line rate and latency and an efficiency in between 0 and 1",
-          "[io][scenario][nic_kind]") {
+TEST_CASE(
+    "every NIC kind has a positive line rate and latency and an efficiency in between 0 and 1",
+    "[io][scenario][nic_kind]") {
   std::set<std::string> names;
   for (const auto& k : collsim::topologies::nic_kinds()) {
     INFO(k.name);
