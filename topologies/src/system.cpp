@@ -69,6 +69,14 @@ public:
       // rank's NUMA domain (hardware.md section 7).
       ep_.reduce_bandwidth = Bandwidth{numa_bw / 3};
     }
+    if (n_.gpus > 0 && ep_.copy_bandwidth.bytes_per_second == 0 &&
+        ep_.reduce_bandwidth.bytes_per_second > 0) {
+      // A GPU's local copy (NCCL's one-rank collectives, an algorithm's own block) reads one
+      // operand and writes one, half the memory bandwidth, where a reduction reads two and
+      // writes one: the presets derive reduce_bandwidth as a third of HBM (hardware.md), so the
+      // copy runs at 1.5 times it. It is not free, as it was.
+      ep_.copy_bandwidth = Bandwidth{1.5 * ep_.reduce_bandwidth.bytes_per_second};
+    }
     numa_bandwidth_ = Bandwidth{numa_bw};
     pcie_bandwidth_ = n_.pcie.bandwidth.bytes_per_second > 0
                           ? n_.pcie.bandwidth
