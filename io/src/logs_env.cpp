@@ -26,6 +26,12 @@ std::string unquoted(std::string_view v) {
   return std::string(v);
 }
 
+/// A setting, or an unread one when the shell computes its value (`$ALGO`, a backquote).
+void record(EnvSetting e, std::vector<EnvSetting>& out, std::vector<EnvSetting>& unread) {
+  const bool computed = e.value.find_first_of("$`") != std::string::npos;
+  (computed ? unread : out).push_back(std::move(e));
+}
+
 /// `NAME=VALUE` at `at` (a word of `text`): a setting when NAME is an NCCL variable.
 void assignment(std::string_view word, std::string_view text, std::size_t line,
                 std::vector<EnvSetting>& out, std::vector<EnvSetting>& unread) {
@@ -33,10 +39,9 @@ void assignment(std::string_view word, std::string_view text, std::size_t line,
   if (eq == std::string_view::npos || !is_env_name(word.substr(0, eq))) {
     return;
   }
-  EnvSetting e{std::string(word.substr(0, eq)), unquoted(word.substr(eq + 1)), line,
-               static_cast<std::size_t>(word.data() - text.data()) + 1};
-  (e.value.find('$') != std::string::npos || e.value.find('`') != std::string::npos ? unread : out)
-      .push_back(std::move(e));
+  record({std::string(word.substr(0, eq)), unquoted(word.substr(eq + 1)), line,
+          static_cast<std::size_t>(word.data() - text.data()) + 1},
+         out, unread);
 }
 
 } // namespace
@@ -68,9 +73,9 @@ std::vector<EnvSetting> nccl_env_settings(const std::vector<Line>& lines, std::s
         word.remove_prefix(1);
       }
       if ((word == "-genv" || word == "-env") && n + 2 < w.size() && is_env_name(w[n + 1])) {
-        EnvSetting e{std::string(w[n + 1]), unquoted(w[n + 2]), l.number,
-                     static_cast<std::size_t>(w[n + 1].data() - text.data()) + 1};
-        (e.value.find('$') != std::string::npos ? unread : out).push_back(std::move(e));
+        record({std::string(w[n + 1]), unquoted(w[n + 2]), l.number,
+                static_cast<std::size_t>(w[n + 1].data() - text.data()) + 1},
+               out, unread);
         n += 2;
       } else if (starts_with(word, "--export=")) {
         std::string_view list = word.substr(9);

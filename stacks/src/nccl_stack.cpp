@@ -120,6 +120,12 @@ core::Schedule single_rank(const core::Schedule& s) {
   return out;
 }
 
+/// StepPerSlice of NCCL's Simple protocol: ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4 where a chunk
+/// has two slices (the ring allreduce, allgather and reduce-scatter), else 1 (collectives.h).
+std::uint64_t steps_per_slice(core::CollectiveKind c, Algo a) {
+  return slices_per_chunk(c, a) == 2 ? kSteps / 4 : 1;
+}
+
 /// Messages in flight per connection (core::Protocol::fifo_slots): a connection's FIFO has
 /// NCCL_STEPS slots (src/include/device.h). A Simple piece is one slice of StepPerSlice steps
 /// (ring allreduce, allgather and reduce-scatter: ALLREDUCE_SLICESTEPS = NCCL_STEPS / 4 = 2;
@@ -129,8 +135,7 @@ std::uint32_t fifo_slots(core::CollectiveKind c, Algo a, Proto p) {
   if (p != Proto::simple) {
     return static_cast<std::uint32_t>(kSteps * kCutThroughPieces);
   }
-  const std::uint64_t step_per_slice = slices_per_chunk(c, a) == 2 ? kSteps / 4 : 1;
-  return static_cast<std::uint32_t>(kSteps / step_per_slice);
+  return static_cast<std::uint32_t>(kSteps / steps_per_slice(c, a));
 }
 
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
@@ -235,8 +240,7 @@ std::uint32_t nccl_pieces(core::CollectiveKind c, Algo a, Proto p, std::uint64_t
   const std::uint64_t spc = slices_per_chunk(c, a);
   // sliceSize = max(divUp(nelem, 16 x SlicePerChunk) x 16, stepSize x StepPerSlice / 32), in
   // bytes for 4-byte elements (16 elements: 64 bytes).
-  const std::uint64_t step_per_slice = spc == 2 ? kSteps / 4 : 1;
-  const std::uint64_t floor_bytes = kSimpleBuffer / kSteps * step_per_slice / 32;
+  const std::uint64_t floor_bytes = kSimpleBuffer / kSteps * steps_per_slice(c, a) / 32;
   const std::uint64_t unit = 64;
   const std::uint64_t slice =
       std::max((length + unit * spc - 1) / (unit * spc) * unit, floor_bytes);
