@@ -18,8 +18,10 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <string>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace collsim::engines {
 namespace {
@@ -154,20 +156,29 @@ void write_all(int fd, const std::string& data) {
 }
 
 /// The last few lines of what the child printed (SimGrid's own error messages).
+/// The last `lines` lines of what the child printed, without SimGrid's backtraces (an xbt_assert
+/// prints its message, then "Backtrace (displayed in actor ...):" and one "  ->  N# frame" line per
+/// frame, which would otherwise crowd the message out).
 std::string tail_lines(const std::string& text, std::size_t lines) {
-  std::size_t pos = text.size();
-  while (pos > 0 && text[pos - 1] == '\n') {
-    --pos;
-  }
-  const std::size_t end = pos;
-  std::size_t count = 0;
-  while (pos > 0) {
-    if (text[pos - 1] == '\n' && ++count == lines) {
-      break;
+  std::vector<std::string_view> kept;
+  std::string_view rest(text);
+  while (!rest.empty()) {
+    const std::size_t nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+    const std::size_t first = line.find_first_not_of(' ');
+    if (first == std::string_view::npos || line.substr(first).starts_with("->") ||
+        line.substr(first).starts_with("Backtrace")) {
+      continue;
     }
-    --pos;
+    kept.push_back(line);
   }
-  return text.substr(pos, end - pos);
+  std::string out;
+  for (std::size_t i = kept.size() > lines ? kept.size() - lines : 0; i < kept.size(); ++i) {
+    out += out.empty() ? "" : "\n";
+    out += kept[i];
+  }
+  return out;
 }
 
 } // namespace

@@ -251,8 +251,9 @@ private:
     const Rank from = s_.rank_of(send);
     const Rank to = s_.peer(send);
     const std::uint32_t ev = new_event(Ev::comm, send);
-    sg4::CommPtr c = sg4::Comm::sendto_init(hosts_[from], hosts_[to]);
-    c->set_payload_size(wire_bytes(s_.length(send), from, to));
+    // SimGrid 3.32 takes a rate only before the hosts are set (sendto_init(from, to) leaves the
+    // comm STARTING, and set_rate() asserts INITED), so the hosts come after the rate.
+    sg4::CommPtr c = sg4::Comm::sendto_init();
     if (protocol_.stream_bandwidth.bytes_per_second > 0.0) {
       // One channel's thread block moves at most this much (core::Protocol::stream_bandwidth):
       // the flow's rate is bounded, the links share what is left by max-min.
@@ -260,6 +261,9 @@ private:
                   static_cast<double>(wire_bytes(s_.length(send), from, to)) /
                   static_cast<double>(std::max<std::uint64_t>(s_.length(send), 1)));
     }
+    c->set_source(hosts_[from]);
+    c->set_destination(hosts_[to]);
+    c->set_payload_size(wire_bytes(s_.length(send), from, to));
     c->set_data(tag(ev));
     events_[ev].activity = c;
     if (!wire_.empty()) {
