@@ -27,11 +27,11 @@ namespace {
 /// state): engines are looked up here, never by comparing names at call sites.
 const std::vector<EngineEntry>& engine_table() {
   static const std::vector<EngineEntry> table{
-      {"loggp", "discrete-event LogGP per route, no contention", true,
+      {"loggp", "discrete-event LogGP per route, no contention", true, false,
        [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
           const EngineChoice&) { return engines::LogGPEngine().run(s, t, o); }},
-      {"analytic", "closed-form alpha-beta-gamma cost of the algorithm", false, {}},
-      {"simgrid", "flow-level max-min bandwidth sharing on SimGrid", true,
+      {"analytic", "closed-form alpha-beta-gamma cost of the algorithm", false, false, {}},
+      {"simgrid", "flow-level max-min bandwidth sharing on SimGrid", true, true,
        [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
           const EngineChoice& e) { return engines::SimgridEngine(e.simgrid).run(s, t, o); }},
   };
@@ -179,7 +179,8 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   } else {
     const core::Schedule schedule =
         stacks::lower(stack_registry(), registry.generate(algo, request),
-                      {topology, engine.nccl, algo, engine.topology ? &*engine.topology : nullptr});
+                      {topology, engine.nccl, algo, engine.topology ? &*engine.topology : nullptr,
+                       entry.shares_links});
     core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
@@ -448,9 +449,11 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   if (chosen.empty()) {
     req = with_library_params(algo, req, engine, &chosen);
   }
-  out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req),
-                               {out.topology, scenario.nccl, algo, &scenario.topology});
-  out.result = find_engine(one.engine).run(out.schedule, out.topology, options, engine);
+  const EngineEntry& entry = find_engine(one.engine);
+  out.schedule =
+      stacks::lower(stack_registry(), registry.generate(algo, req),
+                    {out.topology, scenario.nccl, algo, &scenario.topology, entry.shares_links});
+  out.result = entry.run(out.schedule, out.topology, options, engine);
   const std::string label =
       one.algorithms[0] == kAutoAlgorithm ? std::string(kAutoAlgorithm) : algo.name;
   out.row = core::make_result_row(req.collective, label, one.engine, req.ranks, req.bytes,

@@ -223,8 +223,8 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       }
     } else if (automatic) {
       for (const auto* a : registry.list(p.collective)) {
-        const bool nccl = is_nccl_algorithm(*a);
-        if (fastest || p.library == Library::unknown || nccl == (p.library == Library::nccl)) {
+        const bool by_nccl = is_nccl_algorithm(*a);
+        if (fastest || p.library == Library::unknown || by_nccl == (p.library == Library::nccl)) {
           candidates.push_back({a, {}});
         }
       }

@@ -2,7 +2,8 @@
 # Cross-machine validation: predicts every shared NCCL log with the uncalibrated preset of its
 # machine class (what a new user would pick) and prints one table per log and one pooled over all
 # logs: collsim's median and p90 |error| below and from 1 MiB, beside NCCL's own closed-form
-# estimate on the same rows (docs/validation.md, "Uncalibrated presets on the shared logs").
+# estimate (which exists only for the rows NCCL's model covers: no alltoall, no 1-rank runs) and
+# collsim on those same rows (docs/validation.md, "Uncalibrated presets on the shared logs").
 #
 #   bench/validation/shared_logs.sh [COLLSIM] [LOG_DIR]
 #   MARKDOWN=1 bench/validation/shared_logs.sh     # the table of docs/validation.md
@@ -23,7 +24,7 @@ pairs=(
   "aws_2x_p4de_a100_efa_allreduce_nccl-tests.txt ${P4D_PRESET:-aws-p4d}"
   "lambda_2x8_b200_ib_allreduce_nccl-tests.txt ${B200_PRESET:-dgx-b200}"
   "gcp_a3mega_2x8_h100_tcpxo_allgather_nccl-tests.txt ${A3_PRESET:-gcp-a3-mega}"
-  "autodl_1x2_rtx2080ti_pcie_nop2p_nccl-tests_multi.txt pcie-gpu-node"
+  "autodl_1x2_rtx2080ti_pcie_nop2p_nccl-tests_multi.txt ${PCIE_PRESET:-pcie3-2gpu-nop2p}"
 )
 
 tmp=$(mktemp -d)
@@ -51,12 +52,12 @@ def stats(v):
     med = v[(len(v) + 1) // 2 - 1]
     p90 = v[min(len(v) - 1, max(0, -(-9 * len(v) // 10) - 1))]
     return f"{med:6.1f} % ({p90:6.1f} %)"
-pool = {"sb": [], "sf": [], "nb": [], "nf": []}
+pool = {"sb": [], "sf": [], "nb": [], "nf": [], "cb": [], "cf": []}
 if markdown:
-    print("| log | preset | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL's estimate < 1 MiB | NCCL's estimate >= 1 MiB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| log | preset | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL's estimate < 1 MiB | NCCL's estimate >= 1 MiB | collsim on NCCL's rows < 1 MiB | collsim on NCCL's rows >= 1 MiB |")
+    print("|---|---|---|---|---|---|---|---|---|")
 else:
-  print(f"{'log':<52} {'scenario':<14} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
+  print(f"{'log':<52} {'scenario':<14} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}  {'same rows < 1 MiB':>18}  {'same rows >= 1 MiB':>18}")
 for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].isdigit() else 0):
     if not name.endswith(".json"):
         continue
@@ -65,23 +66,24 @@ for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].i
     if not rows:
         continue
     log = os.path.basename(rows[0]["file"])
-    s = {"sb": [], "sf": [], "nb": [], "nf": []}
+    s = {"sb": [], "sf": [], "nb": [], "nf": [], "cb": [], "cf": []}
     for r in rows:
         big = r["bytes"] >= 1 << 20
         s["sf" if big else "sb"].append(abs(r["error_pct"]))
         if "library_error_pct" in r:
             s["nf" if big else "nb"].append(abs(r["library_error_pct"]))
+            s["cf" if big else "cb"].append(abs(r["error_pct"]))
     for k in s:
         pool[k] += s[k]
     if markdown:
-        cells = [stats(s[k]).strip() for k in ("sb", "sf", "nb", "nf")]
+        cells = [stats(s[k]).strip() for k in ("sb", "sf", "nb", "nf", "cb", "cf")]
         cells = ["-" if c.startswith("-") else c for c in cells]
         print(f"| `{log}` | `{d['scenario']}` | {len(rows)} | " + " | ".join(cells) + " |")
         continue
-    print(f"{log[:52]:<52} {d['scenario']:<14} {len(rows):>4}  {stats(s['sb']):>18}  {stats(s['sf']):>18}  {stats(s['nb']):>18}  {stats(s['nf']):>18}")
+    print(f"{log[:52]:<52} {d['scenario']:<14} {len(rows):>4}  {stats(s['sb']):>18}  {stats(s['sf']):>18}  {stats(s['nb']):>18}  {stats(s['nf']):>18}  {stats(s['cb']):>18}  {stats(s['cf']):>18}")
 if markdown:
-    cells = [stats(pool[k]).strip() for k in ("sb", "sf", "nb", "nf")]
+    cells = [stats(pool[k]).strip() for k in ("sb", "sf", "nb", "nf", "cb", "cf")]
     print("| pooled | | " + str(len(pool["sb"]) + len(pool["sf"])) + " | " + " | ".join(cells) + " |")
     sys.exit(0)
-print(f"{'pooled':<52} {'':<14} {len(pool['sb']) + len(pool['sf']):>4}  {stats(pool['sb']):>18}  {stats(pool['sf']):>18}  {stats(pool['nb']):>18}  {stats(pool['nf']):>18}")
+print(f"{'pooled':<52} {'':<14} {len(pool['sb']) + len(pool['sf']):>4}  {stats(pool['sb']):>18}  {stats(pool['sf']):>18}  {stats(pool['nb']):>18}  {stats(pool['nf']):>18}  {stats(pool['cb']):>18}  {stats(pool['cf']):>18}")
 PY

@@ -4,7 +4,9 @@
 //    calibrate`): the host's call overhead joins the kernel launch, each protocol's per-step
 //    latencies and payload efficiency are scaled by its factors.
 // 2. Link efficiency: the node's links at the rate NCCL rates them (NVLink's and PCIe's data
-//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency.
+//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency; inside a node,
+//    a link in the middle of routes (a PCIe uplink to host memory) shared by the GPU ports that
+//    send over it (nccl_link_share.hpp).
 // 3. Ports. A GPU's channels run on separate thread blocks and its NVLink, PCIe and NIC paths
 //    work at once: the engines give each link of the device its own port
 //    (core::Protocol::port_per_link) instead of LogGP's single one.
@@ -19,6 +21,7 @@
 
 #include "collsim/stacks/nccl_stack.hpp"
 
+#include "nccl_link_share.hpp"
 #include "nccl_model_constants.hpp"
 
 #include "collsim/stacks/nccl_model.hpp"
@@ -186,6 +189,11 @@ public:
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
         p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto);
+      }
+      // PAT's peers change step by step: no connection stays busy. A flow-level engine shares
+      // the links itself.
+      if (*algo != Algo::pat && !ctx.engine_shares_links) {
+        p.intra_node_efficiency *= detail::intra_node_link_share(schedule, ctx.topology);
       }
     }
     schedule.set_protocol(p);

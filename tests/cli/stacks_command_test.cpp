@@ -111,3 +111,35 @@ TEST_CASE("collsim stacks lists the NCCL and direct stacks with their sources", 
   CHECK(t.code == 0);
   CHECK(t.out.rfind("nccl\n", 0) == 0);
 }
+
+TEST_CASE("NCCL channels share a PCIe switch's uplink to host memory when peer-to-peer is off",
+          "[cli][stacks][pcie]") {
+  // pcie3-2gpu-nop2p: two GPUs under one Gen3 switch, P2P off, so NCCL's SHM transport stages
+  // every byte through host memory: GPU -> switch -> CPU -> switch -> GPU. The uplink carries
+  // 15.75 GB/s, of which NCCL counts 12 as data (topo.h: width x speed / 80); in each direction
+  // both GPUs' ports send over it, so each gets half: 6 GB/s each way, shared by its channels.
+  // Ring allreduce busbw on 2 ranks is that per-direction rate; a broadcast sends from one GPU
+  // only, whose port has the uplink to itself: 12 GB/s.
+  const std::string common = " --algorithm nccl_ring --param channels=2 --param protocol=simple "
+                             "--ranks 2 --sizes 1GiB --format json";
+  const auto busbw = [&](const std::string& scenario, const char* collective) {
+    return run_json("sim --scenario " + scenario + " --collective " + collective + common)
+        .at("results")
+        .at(0)
+        .at("busbw_GBps")
+        .get<double>();
+  };
+  CHECK(busbw("pcie3-2gpu-nop2p", "allreduce") == Approx(6.0).epsilon(0.01));
+  CHECK(busbw("pcie3-2gpu-nop2p", "bcast") == Approx(12.0).epsilon(0.01));
+  // simgrid shares the uplink by max-min itself; the stack leaves it to it instead of charging
+  // the share twice.
+  CHECK(busbw("pcie3-2gpu-nop2p --engine simgrid", "allreduce") == Approx(6.0).epsilon(0.02));
+  // With P2P the GPUs meet at the switch: no link in the middle is shared, 12 GB/s each way.
+  const std::string p2p = std::string(COLLSIM_SOURCE_DIR) + "/build/pcie-p2p-on.yaml";
+  std::ofstream(p2p) << "name: p2p-on\nbase: pcie3-2gpu-nop2p\ntopology:\n  node:\n"
+                        "    pcie: {p2p: true}\nstudies:\n  - collective: allreduce\n"
+                        "    algorithms: [nccl_ring]\n    ranks: [2]\n    sizes: [1GiB]\n";
+  const double with_p2p = busbw(p2p, "allreduce");
+  std::remove(p2p.c_str());
+  CHECK(with_p2p == Approx(12.0).epsilon(0.01));
+}

@@ -200,8 +200,9 @@ TEST_CASE("docs/validation.md's table of uncalibrated presets on the shared logs
           "validate computes",
           "[cli][validate][cross-machine]") {
   // Each table row: | `log` | `preset` | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL < 1 MiB |
-  // NCCL >= 1 MiB |, medians of |error| in % ("-": no rows). Recomputed here from `collsim
-  // validate --format json` (bench/validation/shared_logs.sh prints the same table).
+  // NCCL >= 1 MiB | collsim on NCCL's rows < 1 MiB | ... >= 1 MiB |, medians of |error| in % ("-":
+  // no rows). Recomputed here from `collsim validate --format json`
+  // (bench/validation/shared_logs.sh prints the same table).
   const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
   const std::string begin = "<!-- shared-logs-table -->";
   const auto at = doc.find(begin);
@@ -228,19 +229,21 @@ TEST_CASE("docs/validation.md's table of uncalibrated presets on the shared logs
       c.erase(c.find_last_not_of(" `%") + 1);
       f.push_back(c);
     }
-    REQUIRE(f.size() >= 8); // "", log, preset, rows, 4 medians
+    REQUIRE(f.size() >= 10); // "", log, preset, rows, 6 medians
     INFO(line);
     const auto o = run_collsim("validate --scenario " + f[2] + " --log tests/data/logs/" + f[1] +
                                " --format json");
     INFO(o.err);
     REQUIRE(o.code == 0);
     const auto rows = nlohmann::json::parse(o.out).at("rows");
-    std::vector<double> sb, sf, nb, nf;
+    std::vector<double> sb, sf, nb, nf, cb, cf;
     for (const auto& r : rows) {
       const bool big = r.at("bytes").get<std::uint64_t>() >= (1U << 20);
-      (big ? sf : sb).push_back(std::abs(r.at("error_pct").get<double>()));
+      const double e = std::abs(r.at("error_pct").get<double>());
+      (big ? sf : sb).push_back(e);
       if (r.contains("library_error_pct")) {
         (big ? nf : nb).push_back(std::abs(r.at("library_error_pct").get<double>()));
+        (big ? cf : cb).push_back(e); // collsim on the rows NCCL's estimate covers
       }
     }
     CHECK(rows.size() == std::stoul(f[3]));
@@ -248,6 +251,8 @@ TEST_CASE("docs/validation.md's table of uncalibrated presets on the shared logs
     CHECK(median(sf) == Approx(cell(f[5])).margin(0.051));
     CHECK(median(nb) == Approx(cell(f[6])).margin(0.051));
     CHECK(median(nf) == Approx(cell(f[7])).margin(0.051));
+    CHECK(median(cb) == Approx(cell(f[8])).margin(0.051));
+    CHECK(median(cf) == Approx(cell(f[9])).margin(0.051));
     ++checked;
   }
   CHECK(checked >= 5);

@@ -38,6 +38,8 @@ struct EngineEntry {
   std::string name;
   std::string summary;
   bool messages = true; ///< runs schedules (false: needs the algorithm's closed form)
+  /// Shares links among the flows that cross them (simgrid); stacks then leave that to it.
+  bool shares_links = false;
   std::function<core::RunResult(const core::Schedule&, const core::Topology&,
                                 const core::RunOptions&, const EngineChoice&)>
       run;

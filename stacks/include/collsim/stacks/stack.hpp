@@ -31,6 +31,9 @@ struct LowerContext {
   /// The scenario's topology section where known (what a library reads beyond the graph, such
   /// as the CPU vendor); may be null.
   const core::TopologySpec* topology_spec = nullptr;
+  /// The engine shares links among the flows crossing them (simgrid): a stack then leaves the
+  /// sharing of links to it instead of booking it in the lowered schedule (loggp).
+  bool engine_shares_links = false;
 };
 
 class Stack {
