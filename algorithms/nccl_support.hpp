@@ -203,6 +203,14 @@ public:
                             std::span<const std::uint32_t> deps = {}) {
     return add(core::OpKind::recv_reduce, peer, r, deps);
   }
+  /// A local copy `from` -> `into` (a rank's own block of a point-to-point exchange).
+  std::uint32_t copy(core::Range from, core::Range into) {
+    if (schedule_ != nullptr) {
+      schedule_->add(core::OpKind::copy, 0, into, from, {});
+    }
+    ++counts_.ops;
+    return next_++;
+  }
   /// recv or recv_reduce, as the side of a mirrored pair wants.
   std::uint32_t receive(detail::Arrive how, core::Rank peer, core::Range r,
                         std::span<const std::uint32_t> deps = {}) {

@@ -348,6 +348,7 @@ Registry make_default_registry() {
   r.add(describe_reduce_nccl_ring());
   r.add(describe_allgather_pat());
   r.add(describe_reduce_scatter_pat());
+  r.add(describe_alltoall_nccl_p2p());
   // end of block G
   // block J: MPICH circ_graph and smp
   r.add(describe_bcast_circ_graph());

@@ -105,7 +105,8 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
                                         algorithms::Request request, const EngineChoice& engine,
                                         std::string* chosen) {
   const std::optional<algorithms::nccl::Algo> a = stacks::nccl_algo_of(algo);
-  if (!a || request.topology == nullptr || request.ranks < 2 ||
+  const bool p2p = stacks::is_nccl_p2p(algo);
+  if ((!a && !p2p) || request.topology == nullptr || request.ranks < 2 ||
       request.topology->rank_count() < request.ranks) {
     return request;
   }
@@ -131,10 +132,20 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   if (!fill_proto && proto != nullptr) {
     pinned = static_cast<algorithms::nccl::Proto>(request.params.at("protocol"));
   }
-  const auto choice =
-      nccl_algorithm_choice(request.collective, request.ranks, request.bytes, in, *a, pinned);
-  if (!choice || !choice->modelled) {
-    return request;
+  std::optional<NcclChoice> choice;
+  if (p2p) {
+    // Each send or receive of the exchange as NCCL splits it (one block per peer).
+    const stacks::NcclP2pChoice split =
+        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+    choice.emplace();
+    choice->channels = split.channels;
+    choice->proto = split.proto;
+  } else {
+    choice =
+        nccl_algorithm_choice(request.collective, request.ranks, request.bytes, in, *a, pinned);
+    if (!choice || !choice->modelled) {
+      return request;
+    }
   }
   std::vector<std::string> shown;
   if (fill_channels) {

@@ -137,7 +137,7 @@ ValidationSummary summarize_library(const std::vector<ValidationRow>& rows) {
 }
 
 bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo) {
-  return stacks::nccl_algo_of(algo).has_value();
+  return stacks::nccl_lowering_algo(algo).has_value();
 }
 
 ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,

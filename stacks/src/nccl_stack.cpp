@@ -160,7 +160,7 @@ class NcclStack final : public Stack {
 public:
   [[nodiscard]] const StackInfo& info() const override { return info_; }
   [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
-    return nccl_algo_of(algo).has_value();
+    return nccl_lowering_algo(algo).has_value();
   }
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
@@ -174,7 +174,7 @@ public:
     // GPU's NVLink and NIC traffic overlap instead of taking turns at one LogGP port.
     p.port_per_link = true;
     schedule.set_protocol(p);
-    const std::optional<Algo> algo = nccl_algo_of(ctx.algorithm);
+    const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.ranks();
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
@@ -229,6 +229,17 @@ std::optional<Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo) {
     }
   }
   return std::nullopt;
+}
+
+bool is_nccl_p2p(const algorithms::AlgorithmInfo& algo) {
+  return std::find(algo.aliases.begin(), algo.aliases.end(), "nccl:p2p") != algo.aliases.end();
+}
+
+std::optional<Algo> nccl_lowering_algo(const algorithms::AlgorithmInfo& algo) {
+  if (is_nccl_p2p(algo)) {
+    return Algo::ring;
+  }
+  return nccl_algo_of(algo);
 }
 
 std::uint32_t slices_per_chunk(core::CollectiveKind c, Algo a) {

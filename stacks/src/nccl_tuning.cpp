@@ -42,8 +42,10 @@ using algorithms::nccl::Algo;
 using algorithms::nccl::Hw;
 using core::CollectiveKind;
 
+} // namespace
+
 /// The comm->nChannels adjustments that depend on enable flags set after nccl_inputs.
-std::uint32_t comm_channels(const NcclModelInputs& in) {
+std::uint32_t nccl_comm_channels(const NcclModelInputs& in) {
   std::uint32_t nc = in.comm_channels;
   if (in.collnet_enable && in.collnet_support &&
       in.collnet_chain.bw_intra > in.collnet_chain.bw_inter && in.ranks > in.nodes) {
@@ -55,6 +57,8 @@ std::uint32_t comm_channels(const NcclModelInputs& in) {
   }
   return nc;
 }
+
+namespace {
 
 const NcclGraph& graph_of(const NcclModelInputs& in, Algo a) {
   switch (a) {
@@ -409,14 +413,23 @@ std::optional<NcclChoice> nccl_default(CollectiveKind collective, std::uint32_t 
   if (collective == CollectiveKind::alltoall || collective == CollectiveKind::gather ||
       collective == CollectiveKind::scatter) {
     // Since 2.28 NCCL expands these into grouped ncclSend/ncclRecv (section 2.4): every transfer
-    // posted at once, which is collsim's "linear" for each of them.
+    // posted at once. Alltoall runs as nccl_p2p, split over channels as NCCL splits each
+    // transfer; gather and scatter as collsim's "linear".
     out.modelled = false;
     out.algorithm = "linear";
     out.channels = 0;
+    if (collective == CollectiveKind::alltoall && ranks > 1) {
+      const NcclP2pChoice p2p = nccl_p2p_choice(in, bytes.value / ranks);
+      out.algorithm = "nccl_p2p";
+      out.proto = p2p.proto;
+      out.channels = p2p.channels;
+      out.params = {{"protocol", std::string(proto_param(p2p.proto))},
+                    {"channels", std::to_string(p2p.channels)}};
+    }
     return out;
   }
 
-  const std::uint32_t nc_comm = comm_channels(in);
+  const std::uint32_t nc_comm = nccl_comm_channels(in);
   if (ranks == 1) {
     // updateCollCostTable: with one rank only Ring/Simple is priced, at 0.
     NcclCost e;
@@ -488,7 +501,7 @@ std::optional<NcclChoice> nccl_algorithm_choice(CollectiveKind collective, std::
     out->time_us = -1.0;
   }
   out->algo = algo;
-  tune_channels(*out, named, comm_channels(named));
+  tune_channels(*out, named, nccl_comm_channels(named));
   name_algorithm(*out);
   return out;
 }

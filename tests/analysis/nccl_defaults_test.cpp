@@ -190,11 +190,16 @@ TEST_CASE("NCCL on 2 DGX H100: multi-node NVLS waits for NCCL_COLLNET_ENABLE, NV
 TEST_CASE("NCCL's alltoall, gather and scatter are grouped send/recv, barrier has no choice",
           "[nccl_defaults]") {
   const Setup s = setup("dgx-a100", 8);
-  for (const auto c : {CollectiveKind::alltoall, CollectiveKind::gather, CollectiveKind::scatter}) {
+  for (const auto c : {CollectiveKind::gather, CollectiveKind::scatter}) {
     const auto choice = choose(s, c, 1 << 20);
     CHECK_FALSE(choice.modelled);
     CHECK(choice.algorithm == "linear");
   }
+  // Alltoall: nccl_p2p at NCCL's split of each 128 KiB transfer (see the test below).
+  const auto a2a = choose(s, CollectiveKind::alltoall, 1 << 20);
+  CHECK_FALSE(a2a.modelled);
+  CHECK(a2a.algorithm == "nccl_p2p");
+  CHECK(stacks::params_text(a2a.params) == "channels=2,protocol=simple");
   CHECK_FALSE(analysis::nccl_default(CollectiveKind::barrier, 8, core::Bytes{0}, s.inputs));
   CHECK_THROWS_AS(analysis::nccl_default(CollectiveKind::allreduce, 16, core::Bytes{8}, s.inputs),
                   core::UsageError);
@@ -235,4 +240,28 @@ TEST_CASE("every NCCL default names an algorithm the registry accepts for the re
       }
     }
   }
+}
+
+TEST_CASE("NCCL splits each transfer of a grouped exchange as addP2pToPlan does",
+          "[nccl_defaults]") {
+  // DGX A100, 8 GPUs: 24 comm channels -> p2pnChannels = pow2Up(24) = 32; a peer through the
+  // NVSwitch has 12 NVLinks -> 2 x 12 = 24 -> pow2Up 32 channels per peer; 8 peers at once fit
+  // 32 channels at 4 each. An operation of b bytes: min(4, ceil(b / 64 KiB)) channels (a part of
+  // at least NVL chunk / 8), doubled up to 32 while a part exceeds 32 chunks (16 MiB); LL while
+  // b <= 16 KiB a channel.
+  const Setup s = setup("dgx-a100", 8);
+  const auto split = [&](std::uint64_t b) { return stacks::nccl_p2p_choice(s.inputs, b); };
+  CHECK(split(1 << 20).p2p_channels == 32);
+  CHECK(split(1 << 20).channels_per_peer == 32);
+  CHECK(split(16 << 10).channels == 1);
+  CHECK(split(16 << 10).proto == Proto::ll);
+  CHECK(split(128 << 10).channels == 2);
+  CHECK(split(128 << 10).proto == Proto::simple);
+  CHECK(split(1 << 20).channels == 4);
+  CHECK(split(std::uint64_t{1} << 30).channels == 32); // 32 MiB parts: cannot double again
+  // 2 GPUs under a PCIe switch: 2 comm channels -> p2pnChannels 2; 2 channels per PCIe peer, one
+  // operation each while both peers (self included) fit; 16 MiB: 2.
+  const Setup pcie = setup("pcie3-2gpu-nop2p", 2);
+  CHECK(stacks::nccl_p2p_choice(pcie.inputs, 1 << 20).channels == 1);
+  CHECK(stacks::nccl_p2p_choice(pcie.inputs, 8 << 20).channels == 2);
 }

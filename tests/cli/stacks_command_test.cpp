@@ -143,3 +143,19 @@ TEST_CASE("NCCL channels share a PCIe switch's uplink to host memory when peer-t
   std::remove(p2p.c_str());
   CHECK(with_p2p == Approx(12.0).epsilon(0.01));
 }
+
+TEST_CASE("auto runs a GPU alltoall as NCCL's grouped send/recv at NCCL's split",
+          "[cli][stacks][p2p]") {
+  // 2 GPUs on PCIe, 1 GiB: each rank sends 512 MiB to the other; addP2pToPlan splits a transfer
+  // that large over both p2p channels (docs/library-defaults.md). The uplink to host memory is
+  // shared by both GPUs' ports (6 GB/s each way), so the exchange takes about 512 MiB / 6 GB/s.
+  const auto j = run_json("sim --scenario pcie3-2gpu-nop2p --collective alltoall --algorithm auto "
+                          "--ranks 2 --sizes 1GiB --format json");
+  const json& row = j.at("results").at(0);
+  CHECK(row.at("params") == "algorithm=nccl_p2p,channels=2,protocol=simple");
+  CHECK(row.at("time_us").get<double>() == Approx(536870912.0 / 6e9 * 1e6).epsilon(0.01));
+  // Small transfers go as LL on one channel.
+  const auto small = run_json("sim --scenario pcie3-2gpu-nop2p --collective alltoall --algorithm "
+                              "auto --ranks 2 --sizes 16KiB --format json");
+  CHECK(small.at("results").at(0).at("params") == "algorithm=nccl_p2p,channels=1,protocol=ll");
+}

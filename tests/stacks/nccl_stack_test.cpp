@@ -53,15 +53,16 @@ Run ring(std::uint32_t p, std::uint64_t n, const char* protocol, const core::Ncc
   return r;
 }
 
-/// Every nccl_* algorithm's schedule of n bytes on p uniform ranks with `protocol` (where the
-/// algorithm takes one), lowered by the NCCL stack; refused requests are skipped.
+/// Every NCCL algorithm's schedule (nccl_p2p included) of n bytes on p uniform ranks with
+/// `protocol` (where the algorithm takes one), lowered by the NCCL stack; refused requests are
+/// skipped.
 template <typename Each>
 void each_lowered(std::uint32_t p, std::uint64_t n, const char* protocol, Each&& each) {
   const auto registry = algorithms::make_default_registry();
   const auto stacks = stacks::default_stacks();
   const auto topo = uniform(p);
   for (const auto* algo : registry.list()) {
-    if (!stacks::nccl_algo_of(*algo)) {
+    if (!stacks::nccl_lowering_algo(*algo)) { // NCCL's algorithms and its p2p exchange
       continue;
     }
     algorithms::Request req;

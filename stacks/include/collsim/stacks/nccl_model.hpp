@@ -127,8 +127,9 @@ struct NcclChoice {
 
 /// NCCL's default for `bytes` (nccl-tests' S: the whole buffer for allgather/reduce_scatter) of
 /// `collective` over the ranks of `in`. Allreduce, bcast, reduce, allgather and reduce_scatter
-/// follow the cost model; alltoall, gather and scatter are NCCL's grouped send/recv, simulated by
-/// collsim's "linear" algorithms (every transfer posted at once); barrier: nullopt (NCCL has none).
+/// follow the cost model; alltoall, gather and scatter are NCCL's grouped send/recv: alltoall runs
+/// as collsim's "nccl_p2p" at nccl_p2p_choice's channels and protocol, gather and scatter as the
+/// "linear" algorithms (every transfer posted at once); barrier: nullopt (NCCL has none).
 /// `ranks` must equal in.ranks (UsageError otherwise).
 std::optional<NcclChoice> nccl_default(core::CollectiveKind collective, std::uint32_t ranks,
                                        core::Bytes bytes, const NcclModelInputs& in);
@@ -143,6 +144,21 @@ std::optional<NcclChoice> nccl_algorithm_choice(core::CollectiveKind collective,
                                                 const NcclModelInputs& in,
                                                 algorithms::nccl::Algo algo,
                                                 std::optional<algorithms::nccl::Proto> proto);
+
+/// NCCL's split of one send or receive of a grouped point-to-point exchange (src/enqueue.cc
+/// addP2pToPlan, src/graph/paths.cc ncclTopoComputeP2pChannels and ncclTopoGetNchannels).
+struct NcclP2pChoice {
+  std::uint32_t p2p_channels = 1;      ///< comm->p2pnChannels: pow2Up(comm channels)
+  std::uint32_t channels_per_peer = 1; ///< comm->p2pnChannelsPerPeer (an operation's most)
+  std::uint32_t channels = 1;          ///< the channels (parts) this operation runs on
+  algorithms::nccl::Proto proto = algorithms::nccl::Proto::simple; ///< LL up to 16 KiB a channel
+  bool operator==(const NcclP2pChoice&) const = default;
+};
+/// How NCCL runs a send or receive of `bytes` between the ranks of `in` (NCCL_P2P_LL_THRESHOLD
+/// 16 KiB per channel; P2P chunk sizes and NCCL_P2P_PER_CHANNEL_NET_BW 14 GB/s at their defaults).
+NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes);
+/// comm->nChannels for the collectives, after the adjustments that depend on enable flags.
+std::uint32_t nccl_comm_channels(const NcclModelInputs& in);
 
 /// Whether NCCL can run collsim's NCCL algorithm `name` on the machine `in` describes at all
 /// (CollNet needs a reducing network switch and NCCL_COLLNET_ENABLE, NVLS and NVLS-tree NVLink

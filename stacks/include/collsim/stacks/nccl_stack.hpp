@@ -23,6 +23,12 @@ namespace collsim::stacks {
 /// The NCCL algorithm a collsim algorithm simulates, from its alias ("nccl:ring", "nccl:tree",
 /// "nccl:nvlstree", ...: ncclAlgoStr in lower case); nullopt for algorithms NCCL does not have.
 std::optional<algorithms::nccl::Algo> nccl_algo_of(const algorithms::AlgorithmInfo& algo);
+/// True for NCCL's grouped point-to-point transfers (alias "nccl:p2p": nccl_p2p alltoall).
+bool is_nccl_p2p(const algorithms::AlgorithmInfo& algo);
+/// The NCCL algorithm whose protocol constants the stack lowers `algo` with: its own, or the
+/// ring's for point-to-point transfers (NCCL's tuning model has none for them; they run through
+/// the same connections, FIFOs and protocol buffers); nullopt for algorithms NCCL does not have.
+std::optional<algorithms::nccl::Algo> nccl_lowering_algo(const algorithms::AlgorithmInfo& algo);
 
 /// SlicePerChunk of NCCL's Simple protocol: 2 for the ring allreduce, allgather and
 /// reduce-scatter, 1 for everything else.

@@ -1,0 +1,97 @@
+// How NCCL splits a point-to-point transfer of a grouped exchange (nccl_model.hpp,
+// nccl_p2p_choice). Sources, NCCL src/graph/paths.cc: ncclTopoGetNchannels (channels per peer:
+// 2 x the NVLinks of the path, 2 over PCIe, across nodes the NICs local to the GPU or their
+// bandwidth / NCCL_P2P_PER_CHANNEL_NET_BW), ncclTopoComputeP2pChannels (powers of two; several
+// nodes: fewer channels per peer until the peers fit in one round); src/enqueue.cc:
+// scheduleP2pTasksToPlan (nChannelsMin: halved until every peer fits in p2pnChannels) and
+// addP2pToPlan (an operation's channels from its size and the part sizes, LL up to
+// NCCL_P2P_LL_THRESHOLD per channel); src/init.cc: the P2P chunk sizes.
+
+#include "nccl_model_constants.hpp"
+
+#include "collsim/stacks/nccl_model.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace collsim::stacks {
+using namespace nccl_detail;
+namespace {
+
+constexpr std::uint32_t kMaxP2pChannels = 64;  // NCCL_MAX_P2P_NCHANNELS default: MAXCHANNELS
+constexpr std::uint64_t kLlThreshold = 16384;  // NCCL_P2P_LL_THRESHOLD
+constexpr double kPerChannelNetBw = 14.0;      // NCCL_P2P_PER_CHANNEL_NET_BW, GB/s
+constexpr std::uint32_t kMaxP2pPerBatch = 8;   // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+constexpr std::uint64_t kNetChunk = 128 << 10; // NCCL_P2P_NET_CHUNKSIZE
+constexpr std::uint64_t kPciChunk = 128 << 10; // NCCL_P2P_PCI_CHUNKSIZE
+constexpr std::uint64_t kNvlChunk = 512 << 10; // NCCL_P2P_NVL_CHUNKSIZE
+
+std::uint32_t pow2_up(std::uint32_t x) {
+  return std::bit_ceil(std::max<std::uint32_t>(x, 1));
+}
+
+/// ncclTopoNVLinkBw: NCCL's data rate of one NVLink (SM70/SM80 20, SM90 20.6, SM100 40.1 GB/s).
+double nvlink_bw(std::uint32_t cc) {
+  return nvlink_scale(cc) * (cc >= 100 ? 50.0 : 25.0);
+}
+
+} // namespace
+
+NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes) {
+  NcclP2pChoice out;
+  out.p2p_channels =
+      std::min(pow2_up(std::min(nccl_comm_channels(in), kMaxP2pChannels)), kMaxP2pChannels);
+  // ncclTopoGetNchannels, the fewest over the peers.
+  std::uint32_t per_peer = kMaxP2pChannels;
+  if (in.local_ranks > 1) {
+    std::uint32_t local = 2; // a PCIe path
+    if (in.nvlink) {
+      // Through an NVSwitch the path has all of the GPU's NVLinks; on a mesh the fewest a pair
+      // shares is one link (NCCL: the path's bw / one link's).
+      const double links =
+          in.nvswitch ? std::floor(in.gpu_nvlink_bw / nvlink_bw(in.compute_capability) + 0.5) : 1.0;
+      local = 2 * std::max<std::uint32_t>(1, static_cast<std::uint32_t>(links));
+    }
+    per_peer = std::min(per_peer, local);
+  }
+  if (in.nodes > 1) {
+    // One NIC local to each GPU (collsim's GPUs each leave through one NIC).
+    const auto by_bw = static_cast<std::uint32_t>(std::ceil(in.net_bw / kPerChannelNetBw));
+    per_peer = std::min(per_peer, std::max<std::uint32_t>(1, by_bw));
+  }
+  per_peer = std::min(pow2_up(per_peer), out.p2p_channels);
+  if (in.nodes > 1) {
+    const std::uint32_t batches = (in.ranks + kMaxP2pPerBatch - 1) / kMaxP2pPerBatch;
+    while (per_peer * batches > out.p2p_channels && per_peer > 1) {
+      per_peer /= 2;
+    }
+  }
+  out.channels_per_peer = per_peer;
+  // scheduleP2pTasksToPlan: try one channel per operation for every peer at once.
+  std::uint32_t fewest = per_peer;
+  while (fewest * in.ranks > out.p2p_channels && fewest > 1) {
+    fewest /= 2;
+  }
+  // addP2pToPlan, with the Simple step (the P2P chunk size).
+  const std::uint64_t step = in.nodes > 1 ? kNetChunk : (in.nvlink ? kNvlChunk : kPciChunk);
+  if (bytes == 0) {
+    out.channels = 1;
+  } else {
+    const std::uint64_t min_part = in.nodes > 1 ? step / 2 : step / 8;
+    const std::uint64_t max_part = in.nodes > 1 ? step : step * 32;
+    std::uint32_t nc = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(fewest, (bytes + min_part - 1) / min_part));
+    std::uint64_t part = std::max(min_part, (bytes + nc - 1) / nc);
+    while (part > max_part && nc <= per_peer / 2) {
+      nc *= 2;
+      part = (bytes + nc - 1) / nc;
+    }
+    out.channels = nc;
+  }
+  out.proto = bytes <= out.channels * kLlThreshold ? algorithms::nccl::Proto::ll
+                                                   : algorithms::nccl::Proto::simple;
+  return out;
+}
+
+} // namespace collsim::stacks
