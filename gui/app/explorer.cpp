@@ -1,5 +1,6 @@
 #include "explorer.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/tune.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/text.hpp"
@@ -130,6 +131,9 @@ void check_first_study(const core::Scenario& scenario, const algorithms::Registr
   }
   const core::StudySpec& s = scenario.studies.front();
   for (std::size_t i = 0; i < s.algorithms.size(); ++i) {
+    if (s.algorithms[i] == analysis::kAutoAlgorithm) {
+      continue; // the library's own choice, resolved per point
+    }
     try {
       (void)registry.find(s.collective, s.algorithms[i]);
     } catch (const core::UnknownNameError& e) {
@@ -360,18 +364,21 @@ charts::TimelineModel compute_timeline(const core::Scenario& scenario, const cor
   if (one.engine == "analytic") {
     one.engine = "loggp";
   }
-  // Parameters none of this algorithm's take belong to the study's other algorithms.
-  const auto& algo = registry.find(one.collective, one.algorithms.front());
+  // Parameters none of this algorithm's take belong to the study's other algorithms; `auto`
+  // takes none (the library's choice sets them).
+  const bool automatic = one.algorithms.front() == analysis::kAutoAlgorithm;
+  const auto* algo = automatic ? nullptr : &registry.find(one.collective, one.algorithms.front());
   std::erase_if(one.params, [&](const auto& kv) {
-    return std::none_of(algo.params.begin(), algo.params.end(),
-                        [&](const auto& p) { return p.name == kv.first; });
+    return algo == nullptr || std::none_of(algo->params.begin(), algo->params.end(),
+                                           [&](const auto& p) { return p.name == kv.first; });
   });
   core::RunOptions options;
   options.timeline = true;
   options.messages = true; // bars over the time data is on the wire (charts::timeline_model)
   const analysis::PointRun run = analysis::run_point(scenario, one, registry, options);
   return charts::timeline_model(run, fmt::format("{}: {} {} at {} ranks, {} ({})", scenario.name,
-                                                 core::to_string(one.collective), algo.name, ranks,
+                                                 core::to_string(one.collective),
+                                                 automatic ? run.row.params : algo->name, ranks,
                                                  core::format_bytes(bytes), one.engine));
 }
 

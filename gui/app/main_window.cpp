@@ -2,6 +2,7 @@
 
 #include "explorer.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/measured_logs.hpp"
 #include "collsim/charts/qt_chart.hpp"
 #include "collsim/core/errors.hpp"
@@ -530,11 +531,20 @@ void MainWindow::fill_algorithms(core::CollectiveKind collective,
       order.push_back(a);
     }
   }
+  // `auto` first: what the library a user of the machine calls would run (NCCL's choice on GPUs,
+  // else Open MPI 4.1's fixed rules), resolved at every point.
+  const bool auto_on =
+      std::find(checked.begin(), checked.end(), analysis::kAutoAlgorithm) != checked.end();
+  auto* library = new QListWidgetItem(q(std::string(analysis::kAutoAlgorithm)), algorithm_list_);
+  library->setToolTip("what the library picks at each point: NCCL's choice on GPUs, else Open "
+                      "MPI 4.1's fixed rules (the chosen algorithm is in the table's params)");
+  library->setFlags(library->flags() | Qt::ItemIsUserCheckable);
+  library->setCheckState(auto_on ? Qt::Checked : Qt::Unchecked);
   for (std::size_t i = 0; i < order.size(); ++i) {
     auto* item = new QListWidgetItem(q(order[i]->name), algorithm_list_);
     item->setToolTip(q(order[i]->summary));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool checked_now = on > 0 ? i < on : i < 4;
+    const bool checked_now = on > 0 || auto_on ? i < on : i < 4;
     item->setCheckState(checked_now ? Qt::Checked : Qt::Unchecked);
   }
   filling_ = was_filling;

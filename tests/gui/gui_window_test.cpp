@@ -22,6 +22,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScatterSeries>
@@ -134,6 +135,7 @@ private Q_SLOTS:
   void chart_tabs_export_png_svg_and_csv();
   void command_line_options();
   void recompute_time_of_10_algorithms_30_sizes_64_ranks();
+  void auto_runs_the_library_choice_in_sweeps_and_timelines();
 };
 
 void GuiWindowTest::sweep_draws_one_series_per_algorithm_and_the_crossovers_of_its_rows() {
@@ -413,6 +415,33 @@ void GuiWindowTest::tuning_table_fills_with_one_colour_per_winner_and_exports() 
   QVERIFY(g.open(QIODevice::ReadOnly));
   QCOMPARE(QString::fromUtf8(g.readAll()),
            q(io::format_ompi_rules(*w.tuning(), core::OmpiVersion::v4_1)));
+}
+
+void GuiWindowTest::auto_runs_the_library_choice_in_sweeps_and_timelines() {
+  // A preset whose study names `auto` (the library's choice) opens, lists `auto` first and
+  // checked, and its sweep and timeline run what NCCL picks at each point.
+  gui::MainWindow w;
+  w.show();
+  QVERIFY(w.open_preset("pcie3-2gpu-nop2p"));
+  QVERIFY(wait_sweep(w, 0));
+  QCOMPARE(w.error_text(), QString());
+  QCOMPARE(w.controls().algorithms, (std::vector<std::string>{"auto", "nccl_ring"}));
+  auto* list = w.findChild<QListWidget*>("algorithmList");
+  QCOMPARE(list->item(0)->text(), QString("auto"));
+  QCOMPARE(list->item(0)->checkState(), Qt::Checked);
+  std::size_t automatic = 0;
+  for (const auto& r : w.sweep()->result.rows) {
+    if (r.algorithm == "auto") {
+      ++automatic;
+      QVERIFY2(r.params.rfind("algorithm=nccl_", 0) == 0, r.params.c_str());
+    }
+  }
+  QVERIFY(automatic > 0);
+  auto* tabs = w.findChild<QTabWidget*>("tabs");
+  tabs->setCurrentIndex(5);
+  QTRY_VERIFY_WITH_TIMEOUT(w.timelines_shown() >= 1 && !w.busy(), kWaitMs);
+  QCOMPARE(w.error_text(), QString());
+  QVERIFY(!w.findChild<charts::TimelineView*>("timelineView")->model().bars.empty());
 }
 
 void GuiWindowTest::timeline_shows_the_bars_of_one_run() {
