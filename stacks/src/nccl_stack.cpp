@@ -56,15 +56,19 @@ std::optional<Proto> proto_of(const core::Protocol& p) {
 /// search channel, Tree Simple at perChMaxTreeBw, LL at llMaxBw in all. A search channel runs
 /// as comm->nChannels / graph->nChannels thread blocks (connect.cc duplicates them), so one
 /// block moves graph channels x cap / comm channels; LL's cap is shared by the `streams`
-/// channels the call runs.
+/// channels the call runs. LL's is the single-node value of the GPU generation (llMaxBws' N1
+/// column) at every node count: the N2 and N4 columns are rows of CPU vendors (Intel-N2,
+/// AMD-N2, ...) that cap a network-bound bus bandwidth, which collsim's NIC links price
+/// already, while a thread block's LL copy loop is the GPU's. Shared out over 64 streams, the
+/// 2-node value (39 GB/s on Intel hosts) held every hop of a 2 x 8 B200 tree for 7 us per
+/// 4 KiB line group and made 128 KiB allreduces 3x too slow.
 double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t streams) {
   using namespace nccl_detail;
   const std::size_t cci = cc_index(in.compute_capability);
   const std::size_t idx2 = in.nodes <= 2 ? in.nodes - 1 : 2;
-  const std::size_t idx1 = in.nodes == 1 ? cci : (in.cpu == NcclCpu::amd ? 1 : 0);
   const double comm = std::max<double>(in.comm_channels, 1.0);
   if (p == Proto::ll && (a == Algo::ring || a == Algo::tree)) {
-    return kLlMaxBw[idx1][idx2] / std::max<double>(streams, 1.0);
+    return kLlMaxBw[cci][0] / std::max<double>(streams, 1.0);
   }
   if (a == Algo::ring && p == Proto::ll128) {
     return in.ring.channels * kPerChMaxRingLl128Bw[cci][idx2] / comm;
