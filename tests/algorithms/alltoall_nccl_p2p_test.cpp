@@ -1,0 +1,83 @@
+// nccl_p2p: NCCL's alltoall as grouped send/recv (algorithms/alltoall/alltoall_nccl_p2p.cpp): the
+// peers in init.cc's p2pSchedule order, each transfer split over `channels` parts, each part in
+// chunks of the P2P chunk size.
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/core/verify.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <catch2/catch.hpp>
+#include <vector>
+
+using namespace collsim;
+
+namespace {
+
+core::Schedule p2p(std::uint32_t p, std::uint64_t n, std::int64_t channels,
+                   const core::Topology* topo) {
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req;
+  req.collective = core::CollectiveKind::alltoall;
+  req.ranks = p;
+  req.bytes = core::Bytes{n};
+  req.topology = topo;
+  req.params["channels"] = channels;
+  const auto& algo = reg.find(core::CollectiveKind::alltoall, "nccl_p2p");
+  REQUIRE(reg.refusal(algo, req).empty());
+  return reg.generate(algo, req);
+}
+
+/// The peers rank r sends to, in program order, each once.
+std::vector<core::Rank> send_order(const core::Schedule& s, core::Rank r) {
+  std::vector<core::Rank> out;
+  for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+    if (s.kind(id) == core::OpKind::send && (out.empty() || out.back() != s.peer(id))) {
+      out.push_back(s.peer(id));
+    }
+  }
+  return out;
+}
+
+core::Topology cluster(std::uint32_t ranks, std::uint32_t per_node) {
+  core::ClusterSpec c;
+  c.devices_per_node = per_node;
+  return topologies::build_cluster(c, core::EndpointSpec{}, ranks);
+}
+
+} // namespace
+
+TEST_CASE("nccl_p2p visits the peers in NCCL's p2pSchedule order", "[algorithms][alltoall][nccl]") {
+  // One node of 8: the node is one group, local deltas 0, 1, ..., 7: rank 3 sends to 4, 5, 6, 7,
+  // 0, 1, 2.
+  const core::Topology one = cluster(8, 8);
+  CHECK(send_order(p2p(8, 8 << 10, 1, &one), 3) == std::vector<core::Rank>{4, 5, 6, 7, 0, 1, 2});
+  // Two nodes of 4 (groups of gcd(8, 4) = 4 ranks, one per node): its own node first, then the
+  // other node from the same local rank on.
+  const core::Topology two = cluster(8, 4);
+  CHECK(send_order(p2p(8, 8 << 10, 1, &two), 1) == std::vector<core::Rank>{2, 3, 0, 5, 6, 7, 4});
+  // Five single-rank nodes: groups of one, group deltas (x^2 + x)/2 mod 8 = 0, 1, 3, 6, 2, 7, 5, 4,
+  // those below 5: 0, 1, 3, 2, 4.
+  CHECK(send_order(p2p(5, 5 << 10, 1, nullptr), 0) == std::vector<core::Rank>{1, 3, 2, 4});
+}
+
+TEST_CASE("nccl_p2p splits each transfer over its channels and cuts them into P2P chunks",
+          "[algorithms][alltoall][nccl]") {
+  // 2 ranks on one PCIe node (128 KiB chunks), 1 MiB each way in 2 parts of 512 KiB: 4 chunks a
+  // part, 8 sends and 8 receives a rank, on issue streams 0 and 1, plus the local copy.
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = 1;
+  spec.system.node.gpus = 2;
+  const core::Topology pcie = topologies::build(spec, 2);
+  const core::Schedule s = p2p(2, 2 << 20, 2, &pcie);
+  CHECK(core::check_semantics(s).summary() == "");
+  std::uint32_t sends = 0;
+  for (core::OpId id = s.rank_begin(0); id < s.rank_end(0); ++id) {
+    if (s.kind(id) == core::OpKind::send) {
+      ++sends;
+      CHECK(s.length(id) == 128U << 10);
+      CHECK(s.stream(id) < 2);
+    }
+  }
+  CHECK(sends == 8);
+}
