@@ -213,10 +213,11 @@ public:
 private:
   StackInfo info_{
       "nccl",
-      "NCCL's algorithms as NCCL moves them: protocol latency and efficiency, chunks pipelined "
-      "through the FIFO in slices (Simple) or lines (LL, LL128)",
+      "NCCL's algorithms and point-to-point exchanges as NCCL moves them: protocol latency and "
+      "efficiency, chunks pipelined through the FIFO in slices (Simple) or lines (LL, LL128), "
+      "per-channel rates, links shared inside a node",
       "NCCL src/device/prims_simple.h, prims_ll.h, prims_ll128.h, src/include/collectives.h, "
-      "src/graph/tuning.cc"};
+      "src/graph/tuning.cc, src/graph/search.cc, src/transport/shm.cc, src/enqueue.cc"};
 };
 
 } // namespace
