@@ -349,6 +349,8 @@ Registry make_default_registry() {
   r.add(describe_allgather_pat());
   r.add(describe_reduce_scatter_pat());
   r.add(describe_alltoall_nccl_p2p());
+  r.add(describe_gather_nccl_p2p());
+  r.add(describe_scatter_nccl_p2p());
   // end of block G
   // block J: MPICH circ_graph and smp
   r.add(describe_bcast_circ_graph());

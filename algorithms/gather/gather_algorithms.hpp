@@ -10,6 +10,7 @@ AlgorithmInfo describe_gather_linear();      ///< GA1: every rank sends to the r
 AlgorithmInfo describe_gather_linear_sync(); ///< GA3: go-ahead, then two segments
 // block I: hierarchical
 AlgorithmInfo describe_gather_two_level(); ///< GA5: node gather, then leader gather
+AlgorithmInfo describe_gather_nccl_p2p();  ///< NCCL: send/recv to or from the root
 // end of block I
 
 } // namespace collsim::algorithms

@@ -412,13 +412,12 @@ std::optional<NcclChoice> nccl_default(CollectiveKind collective, std::uint32_t 
   out.bytes = bytes;
   if (collective == CollectiveKind::alltoall || collective == CollectiveKind::gather ||
       collective == CollectiveKind::scatter) {
-    // Since 2.28 NCCL expands these into grouped ncclSend/ncclRecv (section 2.4): every transfer
-    // posted at once. Alltoall runs as nccl_p2p, split over channels as NCCL splits each
-    // transfer; gather and scatter as collsim's "linear".
+    // Since 2.28 NCCL expands these into grouped ncclSend/ncclRecv (section 2.4; enqueue.cc):
+    // collsim's nccl_p2p, each transfer split over channels as NCCL splits it.
     out.modelled = false;
     out.algorithm = "linear";
     out.channels = 0;
-    if (collective == CollectiveKind::alltoall && ranks > 1) {
+    if (ranks > 1) {
       const NcclP2pChoice p2p = nccl_p2p_choice(in, bytes.value / ranks);
       out.algorithm = "nccl_p2p";
       out.proto = p2p.proto;

@@ -190,16 +190,13 @@ TEST_CASE("NCCL on 2 DGX H100: multi-node NVLS waits for NCCL_COLLNET_ENABLE, NV
 TEST_CASE("NCCL's alltoall, gather and scatter are grouped send/recv, barrier has no choice",
           "[nccl_defaults]") {
   const Setup s = setup("dgx-a100", 8);
-  for (const auto c : {CollectiveKind::gather, CollectiveKind::scatter}) {
+  // nccl_p2p at NCCL's split of each 128 KiB transfer (see the test below).
+  for (const auto c : {CollectiveKind::alltoall, CollectiveKind::gather, CollectiveKind::scatter}) {
     const auto choice = choose(s, c, 1 << 20);
     CHECK_FALSE(choice.modelled);
-    CHECK(choice.algorithm == "linear");
+    CHECK(choice.algorithm == "nccl_p2p");
+    CHECK(stacks::params_text(choice.params) == "channels=2,protocol=simple");
   }
-  // Alltoall: nccl_p2p at NCCL's split of each 128 KiB transfer (see the test below).
-  const auto a2a = choose(s, CollectiveKind::alltoall, 1 << 20);
-  CHECK_FALSE(a2a.modelled);
-  CHECK(a2a.algorithm == "nccl_p2p");
-  CHECK(stacks::params_text(a2a.params) == "channels=2,protocol=simple");
   CHECK_FALSE(analysis::nccl_default(CollectiveKind::barrier, 8, core::Bytes{0}, s.inputs));
   CHECK_THROWS_AS(analysis::nccl_default(CollectiveKind::allreduce, 16, core::Bytes{8}, s.inputs),
                   core::UsageError);

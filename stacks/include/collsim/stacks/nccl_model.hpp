@@ -127,9 +127,9 @@ struct NcclChoice {
 
 /// NCCL's default for `bytes` (nccl-tests' S: the whole buffer for allgather/reduce_scatter) of
 /// `collective` over the ranks of `in`. Allreduce, bcast, reduce, allgather and reduce_scatter
-/// follow the cost model; alltoall, gather and scatter are NCCL's grouped send/recv: alltoall runs
-/// as collsim's "nccl_p2p" at nccl_p2p_choice's channels and protocol, gather and scatter as the
-/// "linear" algorithms (every transfer posted at once); barrier: nullopt (NCCL has none).
+/// follow the cost model; alltoall, gather and scatter are NCCL's grouped send/recv, run as
+/// collsim's "nccl_p2p" at nccl_p2p_choice's channels and protocol for one block (one rank:
+/// "linear", nothing moves); barrier: nullopt (NCCL has none).
 /// `ranks` must equal in.ranks (UsageError otherwise).
 std::optional<NcclChoice> nccl_default(core::CollectiveKind collective, std::uint32_t ranks,
                                        core::Bytes bytes, const NcclModelInputs& in);

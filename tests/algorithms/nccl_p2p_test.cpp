@@ -1,4 +1,4 @@
-// nccl_p2p: NCCL's alltoall as grouped send/recv (algorithms/alltoall/alltoall_nccl_p2p.cpp): the
+// nccl_p2p: NCCL's alltoall, gather and scatter as grouped send/recv (algorithms/nccl_p2p.cpp): the
 // peers in init.cc's p2pSchedule order, each transfer split over `channels` parts, each part in
 // chunks of the P2P chunk size.
 
@@ -14,24 +14,28 @@ using namespace collsim;
 namespace {
 
 core::Schedule p2p(std::uint32_t p, std::uint64_t n, std::int64_t channels,
-                   const core::Topology* topo) {
+                   const core::Topology* topo,
+                   core::CollectiveKind collective = core::CollectiveKind::alltoall,
+                   core::Rank root = 0) {
   const auto reg = algorithms::make_default_registry();
   algorithms::Request req;
-  req.collective = core::CollectiveKind::alltoall;
+  req.collective = collective;
+  req.root = root;
   req.ranks = p;
   req.bytes = core::Bytes{n};
   req.topology = topo;
   req.params["channels"] = channels;
-  const auto& algo = reg.find(core::CollectiveKind::alltoall, "nccl_p2p");
+  const auto& algo = reg.find(collective, "nccl_p2p");
   REQUIRE(reg.refusal(algo, req).empty());
   return reg.generate(algo, req);
 }
 
-/// The peers rank r sends to, in program order, each once.
-std::vector<core::Rank> send_order(const core::Schedule& s, core::Rank r) {
+/// The peers rank r sends to (or receives from), in program order, each once.
+std::vector<core::Rank> order(const core::Schedule& s, core::Rank r,
+                              core::OpKind kind = core::OpKind::send) {
   std::vector<core::Rank> out;
   for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
-    if (s.kind(id) == core::OpKind::send && (out.empty() || out.back() != s.peer(id))) {
+    if (s.kind(id) == kind && (out.empty() || out.back() != s.peer(id))) {
       out.push_back(s.peer(id));
     }
   }
@@ -50,14 +54,14 @@ TEST_CASE("nccl_p2p visits the peers in NCCL's p2pSchedule order", "[algorithms]
   // One node of 8: the node is one group, local deltas 0, 1, ..., 7: rank 3 sends to 4, 5, 6, 7,
   // 0, 1, 2.
   const core::Topology one = cluster(8, 8);
-  CHECK(send_order(p2p(8, 8 << 10, 1, &one), 3) == std::vector<core::Rank>{4, 5, 6, 7, 0, 1, 2});
+  CHECK(order(p2p(8, 8 << 10, 1, &one), 3) == std::vector<core::Rank>{4, 5, 6, 7, 0, 1, 2});
   // Two nodes of 4 (groups of gcd(8, 4) = 4 ranks, one per node): its own node first, then the
   // other node from the same local rank on.
   const core::Topology two = cluster(8, 4);
-  CHECK(send_order(p2p(8, 8 << 10, 1, &two), 1) == std::vector<core::Rank>{2, 3, 0, 5, 6, 7, 4});
+  CHECK(order(p2p(8, 8 << 10, 1, &two), 1) == std::vector<core::Rank>{2, 3, 0, 5, 6, 7, 4});
   // Five single-rank nodes: groups of one, group deltas (x^2 + x)/2 mod 8 = 0, 1, 3, 6, 2, 7, 5, 4,
   // those below 5: 0, 1, 3, 2, 4.
-  CHECK(send_order(p2p(5, 5 << 10, 1, nullptr), 0) == std::vector<core::Rank>{1, 3, 2, 4});
+  CHECK(order(p2p(5, 5 << 10, 1, nullptr), 0) == std::vector<core::Rank>{1, 3, 2, 4});
 }
 
 TEST_CASE("nccl_p2p splits each transfer over its channels and cuts them into P2P chunks",
@@ -80,4 +84,21 @@ TEST_CASE("nccl_p2p splits each transfer over its channels and cuts them into P2
     }
   }
   CHECK(sends == 8);
+}
+
+TEST_CASE("nccl_p2p gather and scatter move each block once, to or from the root, in round order",
+          "[algorithms][gather][scatter][nccl]") {
+  // Two nodes of 4, root 5 (node 1, local 1): round d pairs a send to local 1 + d with a receive
+  // from local 1 - d, its own node first, then node 0. So the root gathers from 4, 7, 6, then 1,
+  // 0, 3, 2, and scatters to 6, 7, 4, then 1, 2, 3, 0; every other rank moves one block.
+  const core::Topology two = cluster(8, 4);
+  const core::Schedule g = p2p(8, 8 << 10, 1, &two, core::CollectiveKind::gather, 5);
+  CHECK(core::check_semantics(g).summary() == "");
+  CHECK(order(g, 5, core::OpKind::recv) == std::vector<core::Rank>{4, 7, 6, 1, 0, 3, 2});
+  CHECK(order(g, 2) == std::vector<core::Rank>{5});
+  CHECK(order(g, 5).empty());
+  const core::Schedule s = p2p(8, 8 << 10, 1, &two, core::CollectiveKind::scatter, 5);
+  CHECK(core::check_semantics(s).summary() == "");
+  CHECK(order(s, 5) == std::vector<core::Rank>{6, 7, 4, 1, 2, 3, 0});
+  CHECK(order(s, 2, core::OpKind::recv) == std::vector<core::Rank>{5});
 }
