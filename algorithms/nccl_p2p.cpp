@@ -9,10 +9,6 @@
 namespace collsim::algorithms::nccl {
 namespace {
 
-constexpr std::uint64_t kNetChunk = 128 << 10; // NCCL_P2P_NET_CHUNKSIZE
-constexpr std::uint64_t kPciChunk = 128 << 10; // NCCL_P2P_PCI_CHUNKSIZE
-constexpr std::uint64_t kNvlChunk = 512 << 10; // NCCL_P2P_NVL_CHUNKSIZE
-
 /// addP2pToPlan's chunk for an operation of `bytes`: Simple chunks of the P2P chunk size, to a
 /// network peer a quarter of it below one chunk and half below 8; LL chunks of half an LL step.
 std::uint64_t chunk_for(const P2pPlan& pl, std::uint64_t bytes, bool remote) {
@@ -29,6 +25,13 @@ std::uint64_t chunk_for(const P2pPlan& pl, std::uint64_t bytes, bool remote) {
 /// deltas run through the quadratic sequence (x^2 + x)/2 mod pow2Up(groups) (skipping those
 /// >= groups), and inside each group delta the local deltas 0, 1, ..., so a one-node exchange
 /// goes r+1, r+2, ... and a multi-node one visits the other nodes' groups in a spread order.
+std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink) {
+  constexpr std::uint64_t kNetChunk = 128 << 10; // NCCL_P2P_NET_CHUNKSIZE
+  constexpr std::uint64_t kPciChunk = 128 << 10; // NCCL_P2P_PCI_CHUNKSIZE
+  constexpr std::uint64_t kNvlChunk = 512 << 10; // NCCL_P2P_NVL_CHUNKSIZE
+  return multi_node ? kNetChunk : (nvlink ? kNvlChunk : kPciChunk);
+}
+
 std::vector<std::pair<core::Rank, core::Rank>> p2p_schedule(const detail::NodeLayout& l,
                                                             core::Rank r) {
   const std::uint32_t nodes = l.nodes();
@@ -82,7 +85,7 @@ P2pPlan p2p_plan(const Request& req) {
   if (pl.proto == Proto::ll) {
     pl.step = buffer_bytes(Proto::ll) / kSteps / 2; // stepSize = buffSizes[LL] / 8, half data
   } else {
-    pl.step = pl.nodes ? kNetChunk : (intra_node_nvlink(req) ? kNvlChunk : kPciChunk);
+    pl.step = p2p_chunk_bytes(pl.nodes, intra_node_nvlink(req));
   }
   return pl;
 }

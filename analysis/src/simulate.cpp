@@ -132,29 +132,32 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   if (!fill_proto && proto != nullptr) {
     pinned = static_cast<algorithms::nccl::Proto>(request.params.at("protocol"));
   }
-  std::optional<NcclChoice> choice;
+  // NCCL's channels and protocol: for a point-to-point exchange, each send or receive as NCCL
+  // splits it (one block per peer); otherwise the tuning model's choice for the algorithm.
+  std::uint32_t nc = 0;
+  algorithms::nccl::Proto pr = algorithms::nccl::Proto::simple;
   if (p2p) {
-    // Each send or receive of the exchange as NCCL splits it (one block per peer).
     const stacks::NcclP2pChoice split =
         stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
-    choice.emplace();
-    choice->channels = split.channels;
-    choice->proto = split.proto;
+    nc = split.channels;
+    pr = split.proto;
   } else {
-    choice =
+    const auto choice =
         nccl_algorithm_choice(request.collective, request.ranks, request.bytes, in, *a, pinned);
     if (!choice || !choice->modelled) {
       return request;
     }
+    nc = choice->channels;
+    pr = choice->proto;
   }
   std::vector<std::string> shown;
   if (fill_channels) {
-    const auto nc = std::clamp<std::int64_t>(choice->channels, channels->min, channels->max);
-    request.params["channels"] = nc;
-    shown.push_back(fmt::format("channels={}", nc));
+    const auto clamped = std::clamp<std::int64_t>(nc, channels->min, channels->max);
+    request.params["channels"] = clamped;
+    shown.push_back(fmt::format("channels={}", clamped));
   }
   if (fill_proto) {
-    const auto index = static_cast<std::int64_t>(choice->proto);
+    const auto index = static_cast<std::int64_t>(pr);
     if (index < static_cast<std::int64_t>(proto->choices.size())) {
       request.params["protocol"] = index;
       shown.push_back("protocol=" + proto->choices[static_cast<std::size_t>(index)]);

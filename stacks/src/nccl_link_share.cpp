@@ -18,9 +18,11 @@ double intra_node_link_share(const core::Schedule& schedule, const core::Topolog
   std::set<std::pair<core::Rank, core::Rank>> pairs;
   for (core::Rank r = 0; r < ranks; ++r) {
     for (core::OpId id = schedule.rank_begin(r); id < schedule.rank_end(r); ++id) {
+      if (schedule.kind(id) != core::OpKind::send) {
+        continue;
+      }
       const core::Rank peer = schedule.peer(id);
-      if (schedule.kind(id) == core::OpKind::send && peer < ranks && peer != r &&
-          topology.node_of(r) == topology.node_of(peer)) {
+      if (peer < ranks && peer != r && topology.node_of(r) == topology.node_of(peer)) {
         pairs.emplace(r, peer);
       }
     }

@@ -19,13 +19,10 @@ namespace collsim::stacks {
 using namespace nccl_detail;
 namespace {
 
-constexpr std::uint32_t kMaxP2pChannels = 64;  // NCCL_MAX_P2P_NCHANNELS default: MAXCHANNELS
-constexpr std::uint64_t kLlThreshold = 16384;  // NCCL_P2P_LL_THRESHOLD
-constexpr double kPerChannelNetBw = 14.0;      // NCCL_P2P_PER_CHANNEL_NET_BW, GB/s
-constexpr std::uint32_t kMaxP2pPerBatch = 8;   // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
-constexpr std::uint64_t kNetChunk = 128 << 10; // NCCL_P2P_NET_CHUNKSIZE
-constexpr std::uint64_t kPciChunk = 128 << 10; // NCCL_P2P_PCI_CHUNKSIZE
-constexpr std::uint64_t kNvlChunk = 512 << 10; // NCCL_P2P_NVL_CHUNKSIZE
+constexpr std::uint32_t kMaxP2pChannels = 64; // NCCL_MAX_P2P_NCHANNELS default: MAXCHANNELS
+constexpr std::uint64_t kLlThreshold = 16384; // NCCL_P2P_LL_THRESHOLD
+constexpr double kPerChannelNetBw = 14.0;     // NCCL_P2P_PER_CHANNEL_NET_BW, GB/s
+constexpr std::uint32_t kMaxP2pPerBatch = 8;  // NCCL_MAX_DEV_WORK_P2P_PER_BATCH
 
 std::uint32_t pow2_up(std::uint32_t x) {
   return std::bit_ceil(std::max<std::uint32_t>(x, 1));
@@ -74,7 +71,7 @@ NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes) {
     fewest /= 2;
   }
   // addP2pToPlan, with the Simple step (the P2P chunk size).
-  const std::uint64_t step = in.nodes > 1 ? kNetChunk : (in.nvlink ? kNvlChunk : kPciChunk);
+  const std::uint64_t step = algorithms::nccl::p2p_chunk_bytes(in.nodes > 1, in.nvlink);
   if (bytes == 0) {
     out.channels = 1;
   } else {

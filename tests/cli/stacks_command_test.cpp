@@ -22,17 +22,22 @@ json run_json(const std::string& args) {
   return json::parse(o.out);
 }
 
-/// A scenario file deriving from a preset with an `nccl.env` section; removed at the end.
-struct EnvScenario {
+/// A scenario file `name` with `body` (YAML after its name line); removed at the end.
+struct TempScenario {
   std::string path;
-  EnvScenario(const std::string& name, const std::string& env) {
+  TempScenario(const std::string& name, const std::string& body) {
     path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + ".yaml";
-    std::ofstream(path) << "name: " << name << "\nbase: dgx-a100\nnccl:\n  env:\n"
-                        << env
-                        << "studies:\n  - collective: allreduce\n    algorithms: [nccl_ring]\n"
-                           "    ranks: [8]\n    sizes: [1MiB]\n";
+    std::ofstream(path) << "name: " << name << "\n" << body;
   }
-  ~EnvScenario() { std::remove(path.c_str()); }
+  ~TempScenario() { std::remove(path.c_str()); }
+};
+
+/// A scenario deriving from dgx-a100 with an `nccl.env` section.
+struct EnvScenario : TempScenario {
+  EnvScenario(const std::string& name, const std::string& env)
+      : TempScenario(name, "base: dgx-a100\nnccl:\n  env:\n" + env +
+                               "studies:\n  - collective: allreduce\n    algorithms: [nccl_ring]\n"
+                               "    ranks: [8]\n    sizes: [1MiB]\n") {}
 };
 
 } // namespace
@@ -135,13 +140,11 @@ TEST_CASE("NCCL channels share a PCIe switch's uplink to host memory when peer-t
   // the share twice.
   CHECK(busbw("pcie3-2gpu-nop2p --engine simgrid", "allreduce") == Approx(6.0).epsilon(0.02));
   // With P2P the GPUs meet at the switch: no link in the middle is shared, 12 GB/s each way.
-  const std::string p2p = std::string(COLLSIM_SOURCE_DIR) + "/build/pcie-p2p-on.yaml";
-  std::ofstream(p2p) << "name: p2p-on\nbase: pcie3-2gpu-nop2p\ntopology:\n  node:\n"
-                        "    pcie: {p2p: true}\nstudies:\n  - collective: allreduce\n"
-                        "    algorithms: [nccl_ring]\n    ranks: [2]\n    sizes: [1GiB]\n";
-  const double with_p2p = busbw(p2p, "allreduce");
-  std::remove(p2p.c_str());
-  CHECK(with_p2p == Approx(12.0).epsilon(0.01));
+  const TempScenario p2p("pcie-p2p-on",
+                         "base: pcie3-2gpu-nop2p\ntopology:\n  node:\n    pcie: {p2p: true}\n"
+                         "studies:\n  - collective: allreduce\n    algorithms: [nccl_ring]\n"
+                         "    ranks: [2]\n    sizes: [1GiB]\n");
+  CHECK(busbw(p2p.path, "allreduce") == Approx(12.0).epsilon(0.01));
 }
 
 TEST_CASE("auto runs a GPU alltoall as NCCL's grouped send/recv at NCCL's split",

@@ -3,7 +3,7 @@
 // (algorithms.md section 3.1: ncclTunerConstantsDefaults in src/graph/tuning.cc, NCCL v2.30.7).
 // Public so that the NCCL generators (algorithms/) and the model of NCCL's default choice
 // (analysis/nccl_defaults) read one copy of the tables; the definitions live in
-// algorithms/nccl_support.cpp.
+// algorithms/nccl_support.cpp (p2p_chunk_bytes in algorithms/nccl_p2p.cpp).
 
 #include <cstdint>
 #include <string_view>
@@ -35,5 +35,10 @@ std::string_view algo_name(Algo a);
 double base_latency_us(Algo a, Proto p);
 /// hwLatencies[hw][algo][proto] in microseconds (section 3.1).
 double hw_latency_us(Hw hw, Algo a, Proto p);
+
+/// comm->p2pChunkSize (src/init.cc computeBuffSizes): NCCL_P2P_NET_CHUNKSIZE (128 KiB) with
+/// several nodes, NCCL_P2P_NVL_CHUNKSIZE (512 KiB) on an NVLink-only node, else
+/// NCCL_P2P_PCI_CHUNKSIZE (128 KiB): the Simple step of point-to-point transfers.
+std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink);
 
 } // namespace collsim::algorithms::nccl
