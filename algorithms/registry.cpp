@@ -240,6 +240,8 @@ Registry make_default_registry() {
   r.add(describe_allreduce_recexch());
   r.add(describe_allreduce_k_reduce_scatter_allgather());
   r.add(describe_allreduce_tree());
+  r.add(describe_allreduce_sra_knomial());
+  r.add(describe_allreduce_recursive_knomial());
   // end of block D
   // reduce, bcast (block A)
   r.add(describe_reduce_linear());

@@ -149,10 +149,8 @@ AlgorithmInfo describe_recursive_doubling() {
   a.summary = "butterfly exchanging the whole vector in lg p steps (non-power-of-two: fold first)";
   a.source = "MPICH MPIR_Allreduce_intra_recursive_doubling (Thakur, Rabenseifner & Gropp 2005); "
              "Open MPI ompi_coll_base_allreduce_intra_recursivedoubling";
-  // ucc:knomial: UCC TL/UCP's knomial allreduce (formats.md f.1) is this butterfly at radix 2
-  // (UCC's default radix may differ: docs/tuning.md).
-  a.aliases = {"ompi:3", "ompi:recursive_doubling", "mpich:recursive_doubling", "smpi:rdb",
-               "ucc:knomial"};
+  // UCC's knomial allreduce is recursive_knomial (its own pattern and radix).
+  a.aliases = {"ompi:3", "ompi:recursive_doubling", "mpich:recursive_doubling", "smpi:rdb"};
   a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req.ranks); };
   a.generate = generate_recursive_doubling;
   a.cost = recursive_doubling_cost;

@@ -2,6 +2,7 @@
 
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/analysis/simulate.hpp"
 
 #include <fmt/format.h>
 
@@ -24,11 +25,49 @@ AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collec
                                                                             : AutoLibrary::ompi;
 }
 
+std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core::Bytes bytes) {
+  if (collective != core::CollectiveKind::allreduce) {
+    return std::nullopt;
+  }
+  // UCC_TL_UCP_ALLREDUCE_DEFAULT_ALG_SELECT_STR "allreduce:0-4k:@0#allreduce:4k-inf:@1" with
+  // UCC_TL_UCP_ALLREDUCE_KN_RADIX and ALLREDUCE_SRA_KN_RADIX both 4 (tl/ucp/allreduce/
+  // allreduce.h and tl_ucp.c in UCC v1.1.0).
+  LibraryChoice c;
+  c.library = "UCC 1.1 tl/ucp (default selection)";
+  c.params = {{"radix", "4"}};
+  if (bytes.value < 4096) {
+    c.algorithm = "recursive_knomial";
+    c.library_name = "allreduce knomial (radix 4)";
+    c.reason = "allreduce:0-4k:@0 (knomial)";
+  } else {
+    c.algorithm = "sra_knomial";
+    c.library_name = "allreduce sra_knomial (radix 4)";
+    c.reason = "allreduce:4k-inf:@1 (sra_knomial)";
+  }
+  return c;
+}
+
 std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
                                          std::string* why) {
-  if (auto_library(topo, collective) == AutoLibrary::nccl) {
+  stacks::Chooser chooser = stacks::Chooser::machine;
+  bool ucc_stand_in = false;
+  if (!scenario.stack.empty()) {
+    chooser = stacks().find(scenario.stack).info().chooser;
+  }
+  if (chooser == stacks::Chooser::ucc) {
+    if (auto c = ucc11_default(collective, bytes)) {
+      return c;
+    }
+    // collsim models UCC's choice for allreduce only: Open MPI's rules stand in elsewhere.
+    chooser = stacks::Chooser::ompi41;
+    ucc_stand_in = true;
+  }
+  const bool nccl =
+      chooser == stacks::Chooser::nccl ||
+      (chooser == stacks::Chooser::machine && auto_library(topo, collective) == AutoLibrary::nccl);
+  if (nccl) {
     const auto choice = nccl_default(collective, ranks, bytes,
                                      nccl_inputs(scenario.topology, scenario.nccl, topo, ranks));
     if (choice) {
@@ -44,6 +83,11 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.ranks = ranks;
   call.bytes = bytes;
   auto choice = ompi41_default(call, registry);
+  if (choice && ucc_stand_in) {
+    choice->reason += fmt::format(" (UCC's own selection for {} is not modelled; Open MPI 4.1's "
+                                  "rules stand in)",
+                                  core::to_string(collective));
+  }
   if (!choice && why != nullptr) {
     *why = fmt::format("Open MPI's {} of {} B over {} ranks has no uniform form collsim can "
                        "generate (the size must be a multiple of the ranks)",

@@ -101,6 +101,20 @@ const stacks::Registry& stacks() {
   return stack_registry();
 }
 
+void check_stack(const core::Scenario& scenario) {
+  if (scenario.stack.empty()) {
+    return;
+  }
+  try {
+    (void)stack_registry().find(scenario.stack);
+  } catch (const core::UnknownNameError& e) {
+    if (scenario.stack_pos.file.empty()) {
+      throw;
+    }
+    throw core::ScenarioError(scenario.stack_pos, "stack", e.what());
+  }
+}
+
 algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
                                         algorithms::Request request, const EngineChoice& engine,
                                         std::string* chosen) {
@@ -178,6 +192,12 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
   core::Seconds time;
   if (!entry.messages) {
+    if (!engine.stack.empty() && &stack_registry().find(engine.stack) != &stack_for(algo)) {
+      throw core::UsageError(fmt::format(
+          "the analytic engine prices {}'s closed form, not the {} stack's data path; use "
+          "--engine loggp",
+          algo.name, engine.stack));
+    }
     const auto cost = registry.cost(algo, request);
     if (!cost) {
       throw core::UsageError(
@@ -191,10 +211,13 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       run->time = time;
     }
   } else {
+    stacks::LowerContext ctx{topology, engine.nccl, algo,
+                             engine.topology ? &*engine.topology : nullptr, entry.shares_links};
+    if (!engine.buffers.empty()) {
+      ctx.buffers = stacks::buffers_from_name(engine.buffers);
+    }
     const core::Schedule schedule =
-        stacks::lower(stack_registry(), registry.generate(algo, request),
-                      {topology, engine.nccl, algo, engine.topology ? &*engine.topology : nullptr,
-                       entry.shares_links});
+        stacks::lower(stack_registry(), registry.generate(algo, request), ctx, engine.stack);
     core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
@@ -204,8 +227,69 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   core::ResultRow row = core::make_result_row(request.collective, algo.name, engine.name,
                                               request.ranks, request.bytes, time, request.root);
   row.params = std::move(chosen);
+  row.stack = engine.stack;
   return row;
 }
+
+namespace {
+
+/// A study that compares stacks: the study once per stack, its rows labelled ALGORITHM@STACK;
+/// an algorithm a stack does not run is skipped there, with the stack's reason.
+StudyResult run_stacks(const core::Scenario& scenario, const core::StudySpec& study,
+                       const std::string& prefix, const algorithms::Registry& registry,
+                       const Progress& progress, unsigned threads, bool link_loads) {
+  StudyResult out;
+  for (std::size_t i = 0; i < study.stacks.size(); ++i) {
+    const std::string& name = study.stacks[i];
+    const core::SourcePos pos = i < study.stack_pos.size() ? study.stack_pos[i] : study.pos;
+    const stacks::Stack* stack = nullptr;
+    try {
+      stack = &stack_registry().find(name);
+    } catch (const core::UnknownNameError& e) {
+      if (pos.file.empty()) {
+        throw;
+      }
+      throw core::ScenarioError(pos, fmt::format("{}stacks[{}]", prefix, i), e.what());
+    }
+    core::StudySpec one = study;
+    one.stacks.clear();
+    one.algorithms.clear();
+    one.algorithm_pos.clear();
+    for (std::size_t a = 0; a < study.algorithms.size(); ++a) {
+      const algorithms::AlgorithmInfo* algo =
+          study.algorithms[a] == kAutoAlgorithm
+              ? nullptr
+              : registry.try_find(study.collective, study.algorithms[a]);
+      if (algo != nullptr && !stack->runs(*algo)) {
+        out.skipped.push_back(fmt::format("{}@{}: {}", algo->name, name, stack->refusal(*algo)));
+        continue;
+      }
+      one.algorithms.push_back(study.algorithms[a]);
+      if (a < study.algorithm_pos.size()) {
+        one.algorithm_pos.push_back(study.algorithm_pos[a]);
+      }
+    }
+    if (one.algorithms.empty()) {
+      continue;
+    }
+    core::Scenario under = scenario;
+    under.stack = name;
+    under.stack_pos = pos;
+    StudyResult r = run_study(under, one, registry, progress, threads, link_loads);
+    for (core::ResultRow& row : r.rows) {
+      row.algorithm += "@" + name;
+    }
+    out.rows.insert(out.rows.end(), r.rows.begin(), r.rows.end());
+    out.link_loads.insert(out.link_loads.end(), r.link_loads.begin(), r.link_loads.end());
+    for (const std::string& s : r.skipped) {
+      out.skipped.push_back(fmt::format("{} (stack {})", s, name));
+    }
+  }
+  out.crossovers = crossovers(out.rows);
+  return out;
+}
+
+} // namespace
 
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress,
@@ -215,6 +299,9 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
   if (!scenario.studies.empty() && &study >= scenario.studies.data() &&
       &study < scenario.studies.data() + scenario.studies.size()) {
     prefix = fmt::format("studies[{}].", &study - scenario.studies.data());
+  }
+  if (!study.stacks.empty()) {
+    return run_stacks(scenario, study, prefix, registry, progress, threads, link_loads);
   }
   // Resolve names first, so a typo fails before any work, pointing at the name. `auto` (the
   // library's choice) has no entry: it is resolved per point.
@@ -244,6 +331,22 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     throw core::ScenarioError(study.engine_pos, prefix + "engine", e.what());
   }
   (void)parse_nccl_env(scenario.nccl); // a bad NCCL variable fails before any work, at its place
+  check_stack(scenario);
+  for (std::size_t i = 0; i < algos.size(); ++i) {
+    if (algos[i] == nullptr || scenario.stack.empty()) {
+      continue;
+    }
+    const stacks::Stack& stack = stack_registry().find(scenario.stack);
+    if (!stack.runs(*algos[i])) {
+      const core::SourcePos pos =
+          i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
+      if (pos.file.empty()) {
+        throw core::UsageError(stack.refusal(*algos[i]));
+      }
+      throw core::ScenarioError(pos, fmt::format("{}algorithms[{}]", prefix, i),
+                                stack.refusal(*algos[i]));
+    }
+  }
   std::map<std::uint32_t, core::Topology> topologies;
   for (std::uint32_t p : study.ranks) {
     try {
@@ -428,6 +531,16 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   if (study.algorithms.empty() || study.ranks.empty() || study.sizes.empty()) {
     throw core::UsageError("a point run needs an algorithm, a rank count and a size");
   }
+  if (!study.stacks.empty()) {
+    // A study comparing stacks: the point under its first stack.
+    core::Scenario under = scenario;
+    under.stack = study.stacks.front();
+    under.stack_pos = study.stack_pos.empty() ? study.pos : study.stack_pos.front();
+    core::StudySpec one = study;
+    one.stacks.clear();
+    one.stack_pos.clear();
+    return run_point(under, one, registry, options);
+  }
   // The same checks and messages as a study of this one point.
   core::StudySpec one = study;
   one.algorithms.resize(1);
@@ -464,15 +577,19 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
     req = with_library_params(algo, req, engine, &chosen);
   }
   const EngineEntry& entry = find_engine(one.engine);
-  out.schedule =
-      stacks::lower(stack_registry(), registry.generate(algo, req),
-                    {out.topology, scenario.nccl, algo, &scenario.topology, entry.shares_links});
+  stacks::LowerContext ctx{out.topology, scenario.nccl, algo, &scenario.topology,
+                           entry.shares_links};
+  if (!scenario.buffers.empty()) {
+    ctx.buffers = stacks::buffers_from_name(scenario.buffers);
+  }
+  out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req), ctx, scenario.stack);
   out.result = entry.run(out.schedule, out.topology, options, engine);
   const std::string label =
       one.algorithms[0] == kAutoAlgorithm ? std::string(kAutoAlgorithm) : algo.name;
   out.row = core::make_result_row(req.collective, label, one.engine, req.ranks, req.bytes,
                                   out.result.time, req.root);
   out.row.params = std::move(chosen);
+  out.row.stack = scenario.stack;
   return out;
 }
 

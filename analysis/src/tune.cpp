@@ -347,6 +347,8 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
     topologies.emplace(p, topologies::build(scenario.topology, p));
   }
   const EngineChoice engine(options.engine, scenario);
+  check_stack(scenario);
+  const stacks::Stack* stack = scenario.stack.empty() ? nullptr : &stacks().find(scenario.stack);
   // NCCL's candidates are compared with NCCL's own choice, and only where NCCL can run them.
   const bool nccl = options.candidates.library == "nccl";
   table.default_model = nccl ? "NCCL 2.30.7" : "Open MPI 4.1";
@@ -364,6 +366,11 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
     std::map<std::uint32_t, std::vector<TunePoint>> points;
     std::map<std::tuple<std::uint32_t, std::uint64_t, std::size_t>, core::Seconds> times;
     for (std::size_t k = 0; k < cands.size(); ++k) {
+      if (const auto* a = registry.try_find(collective, cands[k].algorithm);
+          stack != nullptr && a != nullptr && !stack->runs(*a)) {
+        table.skipped.push_back(fmt::format("{}: {}", core::label(cands[k]), stack->refusal(*a)));
+        continue;
+      }
       core::StudySpec study;
       study.collective = collective;
       study.algorithms = {cands[k].algorithm};
@@ -457,7 +464,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
             req.root = options.root;
             req.params = wanted;
             req.topology = &topologies.at(p);
-            if (!registry.refusal(algo, req).empty() ||
+            if (!registry.refusal(algo, req).empty() || (stack != nullptr && !stack->runs(algo)) ||
                 (options.engine == "analytic" && !registry.cost(algo, req))) {
               continue;
             }

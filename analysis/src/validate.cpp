@@ -1,5 +1,6 @@
 #include "collsim/analysis/validate.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/stacks/nccl_env.hpp"
@@ -146,6 +147,10 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   EngineChoice engine = options.engine;
   engine.nccl = scenario.nccl;
   engine.topology = scenario.topology;
+  engine.stack = scenario.stack;
+  engine.buffers = scenario.buffers;
+  check_stack(scenario);
+  const stacks::Stack* stack = scenario.stack.empty() ? nullptr : &stacks().find(scenario.stack);
   const bool fastest = options.algorithm == "fastest";
   const bool automatic = options.algorithm == "auto" || fastest;
   // A named algorithm must exist for at least one measured collective (a typo fails at once).
@@ -213,8 +218,14 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     }
     std::vector<Candidate> candidates;
     std::string chosen_by = "named";
-    const std::optional<LibraryChoice> library =
-        automatic && !fastest ? library_default(p, nccl, registry) : std::nullopt;
+    // Under a named stack `auto` is that stack's library's choice (auto_choice), else the choice
+    // of the library that measured the log.
+    std::optional<LibraryChoice> library;
+    if (automatic && !fastest) {
+      library = stack != nullptr
+                    ? auto_choice(scenario, *topo, p.collective, p.ranks, p.bytes, registry)
+                    : library_default(p, nccl, registry);
+    }
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
       chosen_by = fmt::format("{}: {}", library->library, library->reason);
@@ -249,6 +260,10 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       req.params = algorithms::resolve_params(*c.algo, c.params);
       if (std::string r = registry.refusal(*c.algo, req); !r.empty()) {
         last_refusal = fmt::format("{}: {}", c.algo->name, r);
+        continue;
+      }
+      if (stack != nullptr && !stack->runs(*c.algo)) {
+        last_refusal = stack->refusal(*c.algo);
         continue;
       }
       const core::ResultRow row = simulate(registry, *c.algo, *topo, engine, req);

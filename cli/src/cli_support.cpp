@@ -2,6 +2,7 @@
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/sizes.hpp"
+#include "collsim/stacks/stack.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -194,6 +195,32 @@ std::uint32_t parse_count(const std::string& text, const char* option, const cha
 }
 
 } // namespace
+
+void add_stack_options(CLI::App& cmd, StackOptions& options) {
+  cmd.add_option("--stack", options.stack,
+                 "Library stack the algorithms run under (collsim stacks lists them: nccl, "
+                 "openmpi-4.1, openmpi-4.1+ucc, openmpi-4.1+ucc+nccl, direct); default: the "
+                 "scenario's stack, else each algorithm's own");
+  cmd.add_option("--buffers", options.buffers,
+                 "Where the buffers live: device or host (default: the scenario's buffers, else "
+                 "device on GPU ranks)");
+}
+
+void apply_stack_options(const StackOptions& options, core::Scenario& scenario) {
+  if (!options.stack.empty()) {
+    scenario.stack = options.stack;
+    scenario.stack_pos = {};
+  }
+  if (!options.buffers.empty()) {
+    if (options.buffers != "device" && options.buffers != "host") {
+      throw core::UsageError(
+          fmt::format("--buffers: expected device or host, got '{}'", options.buffers));
+    }
+    scenario.buffers = options.buffers;
+    scenario.buffers_pos = {};
+  }
+  analysis::check_stack(scenario);
+}
 
 void add_log_shape_options(CLI::App& cmd, LogShapeOptions& options) {
   options.ranks_option =

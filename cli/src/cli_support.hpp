@@ -5,6 +5,7 @@
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/result.hpp"
+#include "collsim/core/scenario.hpp"
 #include "collsim/io/logs.hpp"
 
 #include <cstdint>
@@ -52,6 +53,16 @@ void add_log_shape_options(CLI::App& cmd, LogShapeOptions& options);
 /// The counts given, checked: whole numbers from 1 to 2^24, nodes at most ranks and dividing
 /// them. Throws UsageError (exit 2) with one line naming the option.
 io::LogShape log_shape(const LogShapeOptions& options);
+
+/// `--stack NAME` and `--buffers device|host`: the library stack a command runs under and where
+/// its buffers live, over the scenario's `stack:` and `buffers:`.
+struct StackOptions {
+  std::string stack;
+  std::string buffers;
+};
+void add_stack_options(CLI::App& cmd, StackOptions& options);
+/// Sets the options given on `scenario`, checked (UnknownNameError or UsageError: exit 2).
+void apply_stack_options(const StackOptions& options, core::Scenario& scenario);
 
 /// Output formats accepted by --format.
 enum class Format { table, csv, json };

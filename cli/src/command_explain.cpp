@@ -40,10 +40,15 @@ namespace {
 using algorithms::nccl::Algo;
 
 /// Which library's default is explained.
-enum class LibraryKind { ompi, nccl };
+enum class LibraryKind { ompi, nccl, ucc };
 
 std::string_view key(LibraryKind l) {
-  return l == LibraryKind::nccl ? "nccl" : "ompi";
+  switch (l) {
+  case LibraryKind::nccl: return "nccl";
+  case LibraryKind::ucc: return "ucc";
+  case LibraryKind::ompi: break;
+  }
+  return "ompi";
 }
 
 /// One simulated candidate.
@@ -144,6 +149,17 @@ std::string label(const std::string& algorithm, const algorithms::RawParams& par
 analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
                                        const core::Scenario& scenario, const core::Topology& topo,
                                        const algorithms::Registry& registry, Explanation& out) {
+  if (library == LibraryKind::ucc) {
+    if (auto choice = analysis::ucc11_default(call.collective, call.bytes)) {
+      return *choice;
+    }
+    // collsim models UCC's selection for allreduce only: Open MPI's rules stand in.
+    auto choice = default_choice(LibraryKind::ompi, call, scenario, topo, registry, out);
+    choice.reason += fmt::format(" (UCC's own selection for {} is not modelled; Open MPI 4.1's "
+                                 "rules stand in)",
+                                 core::to_string(call.collective));
+    return choice;
+  }
   if (library == LibraryKind::ompi) {
     analysis::OmpiCall oc;
     oc.collective = call.collective;
@@ -255,8 +271,18 @@ Explanation explain(LibraryKind library, const Call& call, const core::Scenario&
   }
 
   // The default first, so that a candidate with the same resolved parameters is recognised as it.
+  // Under a named stack, what its library cannot run is refused (the default: an error).
+  const stacks::Stack* stack =
+      engine.stack.empty() ? nullptr : &analysis::stacks().find(engine.stack);
   std::vector<std::pair<std::string, std::map<std::string, std::int64_t>>> seen;
   for (const Candidate& c : candidates) {
+    if (stack != nullptr && !stack->runs(*c.algo)) {
+      if (c.is_default) {
+        throw core::UsageError(stack->refusal(*c.algo));
+      }
+      out.refused.push_back(fmt::format("{}: {}", c.algo->name, stack->refusal(*c.algo)));
+      continue;
+    }
     algorithms::Request req;
     req.collective = call.collective;
     req.ranks = call.ranks;
@@ -540,6 +566,7 @@ void add_explain(CLI::App& app) {
     std::string format = "table";
     std::size_t top = 5;
     std::string output;
+    StackOptions stack;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -552,8 +579,9 @@ void add_explain(CLI::App& app) {
   cmd->add_option("--bytes", a->bytes, "Message size S, nccl-tests' convention (8B, 64KiB, 1MiB)")
       ->required();
   cmd->add_option("--library", a->library,
-                  "ompi (Open MPI 4.1 coll/tuned), nccl (NCCL 2.30's tuning model), both, or "
-                  "auto: nccl when the ranks are on GPUs (except barrier), else ompi")
+                  "ompi (Open MPI 4.1 coll/tuned), nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 "
+                  "tl/ucp), both (nccl and ompi), or auto: the --stack's library, else nccl when "
+                  "the ranks are on GPUs (except barrier), else ompi")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "Engine: loggp or simgrid")->capture_default_str();
   cmd->add_option("--commutative", a->commutative,
@@ -565,6 +593,7 @@ void add_explain(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--format", a->format, "table or json")->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
+  add_stack_options(*cmd, a->stack);
   cmd->callback([a] {
     // Cheap checks first, so a typo fails before the scenario loads.
     if (a->format != "table" && a->format != "json") {
@@ -574,8 +603,8 @@ void add_explain(CLI::App& app) {
       throw core::UnknownNameError("engine", a->engine, {"loggp", "simgrid"});
     }
     if (a->library != "auto" && a->library != "ompi" && a->library != "nccl" &&
-        a->library != "both") {
-      throw core::UnknownNameError("library", a->library, {"auto", "ompi", "nccl", "both"});
+        a->library != "ucc" && a->library != "both") {
+      throw core::UnknownNameError("library", a->library, {"auto", "ompi", "nccl", "ucc", "both"});
     }
     if (a->commutative != "true" && a->commutative != "false") {
       throw core::UsageError(
@@ -592,18 +621,30 @@ void add_explain(CLI::App& app) {
     call.bytes = parse_size(a->bytes, "--bytes");
     call.commutative = a->commutative == "true";
 
-    const core::Scenario scenario = io::load_scenario(a->scenario);
+    core::Scenario scenario = io::load_scenario(a->scenario);
+    apply_stack_options(a->stack, scenario);
     const core::Topology topo = topologies::build(scenario.topology, call.ranks);
     const bool gpus = analysis::ranks_on_gpus(topo);
     std::vector<LibraryKind> libraries;
-    if (a->library == "auto") {
+    const stacks::Chooser chooser = scenario.stack.empty()
+                                        ? stacks::Chooser::machine
+                                        : analysis::stacks().find(scenario.stack).info().chooser;
+    if (a->library == "auto" && chooser == stacks::Chooser::nccl) {
+      libraries = {LibraryKind::nccl};
+    } else if (a->library == "auto" && chooser == stacks::Chooser::ompi41) {
+      libraries = {LibraryKind::ompi};
+    } else if (a->library == "auto" && chooser == stacks::Chooser::ucc) {
+      libraries = {LibraryKind::ucc};
+    } else if (a->library == "auto") {
       libraries = {analysis::auto_library(topo, call.collective) == analysis::AutoLibrary::nccl
                        ? LibraryKind::nccl
                        : LibraryKind::ompi};
     } else if (a->library == "both") {
       libraries = {LibraryKind::nccl, LibraryKind::ompi};
     } else {
-      libraries = {a->library == "nccl" ? LibraryKind::nccl : LibraryKind::ompi};
+      libraries = {a->library == "nccl"  ? LibraryKind::nccl
+                   : a->library == "ucc" ? LibraryKind::ucc
+                                         : LibraryKind::ompi};
     }
     if (!gpus && libraries.front() == LibraryKind::nccl) {
       throw core::UsageError(fmt::format("--library {}: NCCL runs on GPUs, and scenario '{}' "

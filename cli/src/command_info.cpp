@@ -179,20 +179,33 @@ void add_stacks(CLI::App& app) {
     nlohmann::json arr = nlohmann::json::array();
     std::string out;
     for (const auto& stack : stacks.all()) {
+      const stacks::StackInfo& info = stack->info();
+      // An implicit stack lists what it runs when no stack is named; a library stack, what it
+      // runs when named.
       std::vector<std::string> runs;
       for (const auto* a : registry.list()) {
-        if (&stacks.stack_for(*a) == stack.get()) {
+        if (info.implicit ? &stacks.stack_for(*a) == stack.get() : stack->runs(*a)) {
           runs.push_back(fmt::format("{}:{}", core::to_string(a->collective), a->name));
         }
       }
-      const stacks::StackInfo& info = stack->info();
+      const char* chooser = "";
+      switch (info.chooser) {
+      case stacks::Chooser::machine: chooser = "NCCL's on GPU ranks, else Open MPI 4.1's"; break;
+      case stacks::Chooser::nccl: chooser = "NCCL's tuning model"; break;
+      case stacks::Chooser::ompi41: chooser = "Open MPI 4.1 coll/tuned's fixed rules"; break;
+      case stacks::Chooser::ucc: chooser = "UCC 1.1 tl/ucp's default selection"; break;
+      }
       arr.push_back({{"name", info.name},
                      {"summary", info.summary},
                      {"source", info.source},
+                     {"implicit", info.implicit},
+                     {"auto", chooser},
                      {"algorithms", runs}});
-      out += fmt::format("{}\n  {}\n  source:     {}\n  algorithms: {} ({})\n", info.name,
-                         info.summary, info.source, runs.size(),
-                         runs.size() > 12 ? "every algorithm no other stack runs"
+      out += fmt::format("{}{}\n  {}\n  source:     {}\n  auto:       {}\n  algorithms: {} ({})\n",
+                         info.name, info.implicit ? " (when no stack is named)" : "", info.summary,
+                         info.source, chooser, runs.size(),
+                         runs.size() > 12 ? (info.implicit ? "every algorithm no other stack runs"
+                                                           : "--format json lists them")
                                           : fmt::format("{}", fmt::join(runs, ", ")));
     }
     emit(f == Format::json ? arr.dump(2) + "\n" : out, "");

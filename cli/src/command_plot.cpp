@@ -22,6 +22,7 @@ namespace {
 
 struct PlotArgs {
   std::string scenario;
+  StackOptions stack;
   std::size_t study = 1;
   std::string kind = "crossover";
   std::vector<std::string> outputs;
@@ -147,13 +148,15 @@ void add_plot(CLI::App& app) {
   cmd->add_option("--width", a->width, "Image width in pixels")->capture_default_str();
   cmd->add_option("--height", a->height, "Image height in pixels")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_stack_options(*cmd, a->stack);
   cmd->callback([a] {
     std::vector<charts::ChartFile> kinds;
     for (const std::string& path : a->outputs) {
       kinds.push_back(output_kind(path));
     }
     const charts::ChartKind kind = charts::parse_chart_kind(a->kind);
-    const core::Scenario scenario = io::load_scenario(a->scenario);
+    core::Scenario scenario = io::load_scenario(a->scenario);
+    apply_stack_options(a->stack, scenario);
     const charts::ChartModel chart = kind == charts::ChartKind::validation
                                          ? validation_chart(scenario, *a)
                                          : study_chart(scenario, *a, kind);

@@ -212,11 +212,15 @@ void add_run(CLI::App& app) {
       app.add_subcommand("run", "Run every study of a scenario (default: scenarios/default.yaml)");
   auto scenario_path = std::make_shared<std::string>();
   auto out = std::make_shared<OutputOptions>();
+  auto stack = std::make_shared<StackOptions>();
   cmd->add_option("scenario", *scenario_path, "Scenario YAML file");
+  add_stack_options(*cmd, *stack);
   add_output_options(cmd, *out);
-  cmd->callback([scenario_path, out] {
+  cmd->callback([scenario_path, out, stack] {
     const std::string path = scenario_path->empty() ? default_scenario_path() : *scenario_path;
-    run_and_print(io::load_scenario(path), *out, "run");
+    core::Scenario scenario = io::load_scenario(path);
+    apply_stack_options(*stack, scenario);
+    run_and_print(scenario, *out, "run");
   });
 }
 
@@ -233,6 +237,7 @@ void add_sim(CLI::App& app) {
     std::uint32_t root = 0;
     std::vector<std::string> params;
     std::string trace;
+    StackOptions stack;
     OutputOptions out;
   };
   auto a = std::make_shared<Args>();
@@ -241,8 +246,8 @@ void add_sim(CLI::App& app) {
   cmd->add_option("--collective", a->collective, "Collective")->capture_default_str();
   cmd->add_option("--algorithm", a->algorithms,
                   "Algorithm name or alias (repeat or comma-separate for several); auto: what the "
-                  "library picks (NCCL on GPUs, else Open MPI 4.1), its choice in the params "
-                  "column")
+                  "library picks (the stack's library; without --stack NCCL on GPUs, else Open "
+                  "MPI 4.1), its choice in the params column")
       ->required()
       ->delimiter(',');
   cmd->add_option("--ranks", a->ranks, "Rank counts: 16, 8,16,64, 1..64 or 2..1024:x2")
@@ -260,10 +265,12 @@ void add_sim(CLI::App& app) {
                   "one algorithm, one rank count and one size");
   cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
+  add_stack_options(*cmd, a->stack);
   add_output_options(cmd, a->out);
   cmd->callback([a] {
     core::Scenario scenario =
         io::load_scenario(a->scenario.empty() ? default_scenario_path() : a->scenario);
+    apply_stack_options(a->stack, scenario);
     core::StudySpec study;
     study.collective = core::collective_from_name(a->collective);
     study.algorithms = a->algorithms;

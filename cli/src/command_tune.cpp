@@ -19,6 +19,7 @@ namespace {
 
 struct TuneArgs {
   std::string scenario;
+  StackOptions stack;
   std::vector<std::string> collectives{"allreduce"};
   std::vector<std::string> algorithms;
   std::string ranks = "8";
@@ -77,8 +78,9 @@ void run_tune(const TuneArgs& a) {
   }
   options.progress = terminal_progress("tune");
 
-  const core::Scenario scenario =
+  core::Scenario scenario =
       io::load_scenario(a.scenario.empty() ? default_scenario_path() : a.scenario);
+  apply_stack_options(a.stack, scenario);
   const algorithms::Registry registry = algorithms::make_default_registry();
   const core::TuneTable table = analysis::tune(scenario, options, registry);
 
@@ -135,6 +137,7 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
   cmd->add_option("--threads", a->threads, "Worker threads for the sweep (0: all cores)")
       ->capture_default_str();
+  add_stack_options(*cmd, a->stack);
   cmd->callback([a] { run_tune(*a); });
 }
 

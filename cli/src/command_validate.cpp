@@ -161,6 +161,7 @@ void add_validate(CLI::App& app) {
     std::string output;
     unsigned threads = 0;
     LogShapeOptions shape;
+    StackOptions stack;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -179,12 +180,14 @@ void add_validate(CLI::App& app) {
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
   add_log_shape_options(*cmd, a->shape);
+  add_stack_options(*cmd, a->stack);
   cmd->callback([a] {
     if (a->format != "table" && a->format != "json") {
       throw core::UnknownNameError("format", a->format, {"table", "json"});
     }
     const io::LogShape shape = log_shape(a->shape);
-    const core::Scenario scenario = io::load_scenario(a->scenario);
+    core::Scenario scenario = io::load_scenario(a->scenario);
+    apply_stack_options(a->stack, scenario);
     std::vector<std::string> ignored;
     const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored, shape);
     analysis::ValidateOptions opt;

@@ -33,7 +33,10 @@ std::vector<DeviceId> participant_devices(const Schedule& schedule, const Topolo
       throw EngineError(
           fmt::format("{}: agent '{}' is not a device of the topology", engine, name));
     }
-    if (!topology.devices()[*d].reduces) {
+    // In-network agents run on reducing switches; host agents (a stack staging buffers through
+    // host memory) on CPU sockets and NUMA domains.
+    const Device& dev = topology.devices()[*d];
+    if (!dev.reduces && dev.kind != DeviceKind::cpu && dev.kind != DeviceKind::numa) {
       throw EngineError(fmt::format("{}: agent '{}' is a device that cannot reduce in the network",
                                     engine, name));
     }

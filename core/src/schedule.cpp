@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 
@@ -27,6 +28,7 @@ std::string_view to_string(OpKind k) {
   case OpKind::recv_reduce: return "recv_reduce";
   case OpKind::reduce: return "reduce";
   case OpKind::copy: return "copy";
+  case OpKind::calc: return "calc";
   }
   throw InternalError("unknown OpKind value");
 }
@@ -39,6 +41,7 @@ std::size_t Schedule::memory_bytes() const {
   return ops_.capacity() * sizeof(PackedOp) + offset_.capacity() * sizeof(std::uint64_t) +
          extra_deps_.capacity() * sizeof(std::uint32_t) + rank_begin_.capacity() * sizeof(OpId) +
          local_sources_.capacity() * sizeof(LocalSource) +
+         calc_ns_.capacity() * sizeof(std::uint64_t) +
          long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>) +
          streams_.capacity() * sizeof(std::uint8_t);
 }
@@ -95,6 +98,10 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
   if (kind == OpKind::reduce || kind == OpKind::copy) {
     o.arg = static_cast<std::uint32_t>(local_sources_.size());
     local_sources_.push_back({source.offset, source.buffer});
+  } else if (kind == OpKind::calc) {
+    o.arg = static_cast<std::uint32_t>(calc_ns_.size()); // its time: calc() sets it
+    calc_ns_.push_back(0);
+    target = Range{};
   } else {
     o.arg = peer;
   }
@@ -152,6 +159,23 @@ void Schedule::finish() {
   finished_ = true;
 }
 
+std::uint32_t Schedule::calc(Seconds time, std::span<const std::uint32_t> deps) {
+  if (!(time.value >= 0.0) || !std::isfinite(time.value)) {
+    throw InternalError(fmt::format("calc of {} s", time.value));
+  }
+  const std::uint32_t local = add(OpKind::calc, kNoArg, Range{}, Range{}, deps);
+  calc_ns_.back() = static_cast<std::uint64_t>(std::llround(time.value * 1e9));
+  return local;
+}
+
+std::uint64_t Schedule::calc_ns(OpId id) const {
+  return kind(id) == OpKind::calc ? calc_ns_[ops_[id].arg] : 0;
+}
+
+Seconds Schedule::calc_time(OpId id) const {
+  return Seconds{static_cast<double>(calc_ns(id)) * 1e-9};
+}
+
 std::uint64_t Schedule::long_length(OpId id) const {
   auto it = std::lower_bound(long_lengths_.begin(), long_lengths_.end(), id,
                              [](const auto& p, OpId v) { return p.first < v; });
@@ -183,6 +207,8 @@ Op Schedule::op(OpId id) const {
   o.local = id - rank_begin_[o.rank];
   if (o.kind == OpKind::reduce || o.kind == OpKind::copy) {
     o.source = source(id);
+  } else if (o.kind == OpKind::calc) {
+    o.calc_seconds = calc_time(id).value;
   } else {
     o.peer = peer(id);
   }

@@ -96,6 +96,7 @@ std::string print_schedule(const Schedule& s) {
       case OpKind::copy:
         fmt::format_to(it, "{} -> {}", range_text(s.source(id)), range_text(s.target(id)));
         break;
+      case OpKind::calc: fmt::format_to(it, "{}ns", s.calc_ns(id)); break;
       }
       if (s.stream(id) != 0) {
         fmt::format_to(it, " stream {}", s.stream(id));
@@ -270,7 +271,7 @@ private:
                        expected_label));
     }
     expect_literal(":");
-    const auto kw = read_word("an operation (send, recv, recv_reduce, reduce, copy)");
+    const auto kw = read_word("an operation (send, recv, recv_reduce, reduce, copy, calc)");
     OpKind kind{};
     if (kw == "send") {
       kind = OpKind::send;
@@ -282,14 +283,24 @@ private:
       kind = OpKind::reduce;
     } else if (kw == "copy") {
       kind = OpKind::copy;
+    } else if (kw == "calc") {
+      kind = OpKind::calc;
     } else {
-      fail(fmt::format("unknown operation '{}' (valid: send, recv, recv_reduce, reduce, copy)", kw),
+      fail(fmt::format(
+               "unknown operation '{}' (valid: send, recv, recv_reduce, reduce, copy, calc)", kw),
            kw.size());
     }
     Range target;
     Range source;
     Rank peer = 0;
-    if (kind == OpKind::reduce || kind == OpKind::copy) {
+    std::uint64_t ns = 0;
+    if (kind == OpKind::calc) {
+      ns = read_uint("a duration in nanoseconds");
+      expect_literal("ns");
+      if (ns > (1ULL << 53)) {
+        fail("calc duration out of range");
+      }
+    } else if (kind == OpKind::reduce || kind == OpKind::copy) {
       source = read_range();
       expect_literal("->");
       target = read_range();
@@ -332,7 +343,11 @@ private:
     }
     end_line();
     s.set_stream(stream);
-    s.add(kind, peer, target, source, deps);
+    if (kind == OpKind::calc) {
+      s.calc(Seconds{static_cast<double>(ns) * 1e-9}, deps);
+    } else {
+      s.add(kind, peer, target, source, deps);
+    }
   }
 
   Range read_range() {

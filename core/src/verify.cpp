@@ -55,6 +55,7 @@ std::string op_label(const Schedule& s, OpId id) {
                     src.offset + src.length, to_string(t.buffer), t.offset, t.offset + t.length);
     break;
   }
+  case OpKind::calc: what = fmt::format("calc {} s", s.calc_time(id).value); break;
   }
   if (r >= s.ranks()) {
     return fmt::format("agent {} ({}) l{} ({})", r, s.header().agents[r - s.ranks()],
@@ -151,6 +152,7 @@ std::size_t accesses(const Schedule& s, OpId id, Access (&out)[2]) {
     out[0] = {s.source(id), false};
     out[1] = {s.target(id), true};
     return 2;
+  case OpKind::calc: return 0;
   }
   return 0;
 }
@@ -554,6 +556,7 @@ private:
       write(id, r, t, std::move(pieces), k == OpKind::reduce);
       break;
     }
+    case OpKind::calc: break;
     }
   }
 

@@ -199,6 +199,7 @@ std::string op_name(const core::Schedule& s, core::OpId id) {
   case core::OpKind::recv_reduce: return fmt::format("{} <- {}", core::to_string(kind), s.peer(id));
   case core::OpKind::reduce:
   case core::OpKind::copy: return std::string(core::to_string(kind));
+  case core::OpKind::calc: return fmt::format("calc {} ns", s.calc_ns(id));
   }
   throw core::InternalError("chrome trace: unknown OpKind value");
 }

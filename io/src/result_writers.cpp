@@ -38,7 +38,17 @@ std::string fit(double value, int width) {
 
 /// The key a table group is introduced by.
 auto group_key(const core::ResultRow& r) {
-  return std::tie(r.collective, r.algorithm, r.engine, r.ranks);
+  return std::tie(r.collective, r.algorithm, r.engine, r.ranks, r.stack);
+}
+
+/// Whether any row names its library stack (core::ResultRow::stack).
+bool any_stack(std::span<const core::ResultRow> rows) {
+  for (const auto& r : rows) {
+    if (!r.stack.empty()) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /// Whether any row ran with parameters a library chose (core::ResultRow::params): then the
@@ -75,9 +85,10 @@ std::string format_table(std::span<const core::ResultRow> rows) {
     }
     const core::ResultRow& head = rows[first];
     out += "#\n";
-    out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}\n",
+    out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}{}\n",
                        core::to_string(head.collective), head.algorithm, head.engine, head.ranks,
-                       head.ranks == 1 ? "" : "s");
+                       head.ranks == 1 ? "" : "s",
+                       head.stack.empty() ? "" : fmt::format(", stack {}", head.stack));
     for (std::size_t i = first; i < rows.size(); ++i) {
       if (done[i] || group_key(rows[i]) != group_key(head)) {
         continue;
@@ -95,8 +106,10 @@ std::string format_table(std::span<const core::ResultRow> rows) {
 
 std::string format_csv(std::span<const core::ResultRow> rows) {
   const bool params = any_params(rows);
+  const bool stack = any_stack(rows);
   std::string out =
       "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps";
+  out += stack ? ",stack" : "";
   out += params ? ",params\n" : "\n";
   for (const auto& r : rows) {
     // "{}" prints the shortest text that reads back as the same double.
@@ -104,6 +117,7 @@ std::string format_csv(std::span<const core::ResultRow> rows) {
                        csv_field(r.algorithm), csv_field(r.engine), r.ranks, r.bytes.value, r.count,
                        csv_field(r.type), printed_root(r), r.time.us(), r.algbw.gbps(),
                        r.busbw.gbps());
+    out += stack ? fmt::format(",{}", csv_field(r.stack)) : "";
     out += params ? fmt::format(",{}\n", csv_field(r.params)) : "\n";
   }
   return out;
@@ -146,6 +160,9 @@ std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras&
         {"algbw_GBps", r.algbw.gbps()},
         {"busbw_GBps", r.busbw.gbps()},
     });
+    if (!r.stack.empty()) {
+      results.back()["stack"] = r.stack;
+    }
     if (!r.params.empty()) {
       results.back()["params"] = r.params;
     }

@@ -36,8 +36,9 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 7> kScenarioKeys{
-    "name", "base", "description", "topology", "simgrid", "nccl", "studies"};
+constexpr std::array<std::string_view, 9> kScenarioKeys{
+    "name", "base", "description", "topology", "simgrid", "nccl", "stack", "buffers", "studies"};
+constexpr std::array<std::string_view, 2> kBufferKinds{"device", "host"};
 constexpr std::array<std::string_view, 5> kNcclKeys{"call_overhead", "ll", "ll128", "simple",
                                                     "env"};
 constexpr std::array<std::string_view, 2> kNcclProtocolKeys{"latency_factor", "efficiency_factor"};
@@ -79,9 +80,10 @@ constexpr std::array<std::string_view, 8> kNvlinkKeys{
     "links_per_gpu", "links",          "sharp",   "sharp_reduce_bandwidth"};
 constexpr std::array<std::string_view, 7> kPcieKeys{"gen", "lanes",   "bandwidth",     "switches",
                                                     "p2p", "latency", "switch_latency"};
-constexpr std::array<std::string_view, 8> kCpuKeys{
+constexpr std::array<std::string_view, 9> kCpuKeys{
     "sockets",        "numa_per_socket", "cores_per_socket",       "memory_bandwidth",
-    "memory_latency", "inter_socket",    "inter_socket_bandwidth", "inter_socket_latency"};
+    "memory_latency", "inter_socket",    "inter_socket_bandwidth", "inter_socket_latency",
+    "core_bandwidth"};
 constexpr std::array<std::string_view, 3> kInterSocketKinds{"upi", "infinity_fabric", "xbus"};
 constexpr std::array<std::string_view, 5> kNetworkKinds{"switch", "fat_tree", "dragonfly",
                                                         "dragonfly_plus", "torus"};
@@ -93,8 +95,8 @@ constexpr std::array<std::string_view, 3> kPlacementOrders{"block", "cyclic", "n
 constexpr std::array<std::string_view, 3> kTopologyKinds{"uniform", "cluster", "system"};
 constexpr std::array<std::string_view, 1> kTopologyRequired{"kind"};
 
-constexpr std::array<std::string_view, 8> kStudyKeys{"name",  "collective", "algorithms", "ranks",
-                                                     "sizes", "root",       "engine",     "params"};
+constexpr std::array<std::string_view, 9> kStudyKeys{
+    "name", "collective", "algorithms", "stacks", "ranks", "sizes", "root", "engine", "params"};
 constexpr std::array<std::string_view, 4> kStudyRequired{"collective", "algorithms", "ranks",
                                                          "sizes"};
 
@@ -400,6 +402,14 @@ private:
         out.simgrid = simgrid(f.value, out.simgrid);
       } else if (f.key == "nccl") {
         out.nccl = nccl(f.value, out.nccl);
+      } else if (f.key == "stack") {
+        // The name is checked against the stack registry where the scenario is used (the
+        // loader does not link the stacks); the position goes with it for that message.
+        out.stack = scalar(f.value, "a stack name");
+        out.stack_pos = f.value.pos;
+      } else if (f.key == "buffers") {
+        out.buffers = one_of(f.value, "buffer location", "device or host", kBufferKinds);
+        out.buffers_pos = f.value.pos;
       } else if (f.key == "studies") {
         out.studies = studies(f.value);
       }
@@ -828,6 +838,8 @@ private:
         cpu.inter_socket_bandwidth = bandwidth(v);
       } else if (k == "inter_socket_latency") {
         cpu.inter_socket_latency = seconds(v);
+      } else if (k == "core_bandwidth") {
+        cpu.core_bandwidth = bandwidth(v);
       }
     }
   }
@@ -1084,6 +1096,8 @@ private:
         out.collective = *kind;
       } else if (k == "algorithms") {
         algorithms(v, out);
+      } else if (k == "stacks") {
+        stacks(v, out);
       } else if (k == "ranks") {
         out.ranks = ranks(v);
         out.ranks_pos = v.pos;
@@ -1134,6 +1148,31 @@ private:
     }
     if (at.node.size() == 0) {
       fail(at, "expected at least one algorithm");
+    }
+    for (std::size_t i = 0; i < at.node.size(); ++i) {
+      one(element(at, i, at.node[i]));
+    }
+  }
+
+  /// Stack names, checked where the study runs (the loader does not link the stacks).
+  void stacks(const Located& at, core::StudySpec& out) const {
+    auto one = [&](const Located& name_at) {
+      const std::string name = scalar(name_at, "a stack name");
+      if (name.empty()) {
+        fail(name_at, "expected a stack name, got ''");
+      }
+      out.stacks.push_back(name);
+      out.stack_pos.push_back(name_at.pos);
+    };
+    if (at.node.IsScalar()) {
+      one(at);
+      return;
+    }
+    if (!at.node.IsSequence()) {
+      fail(at, fmt::format("expected a list of stack names, got {}", describe(at.node)));
+    }
+    if (at.node.size() == 0) {
+      fail(at, "expected at least one stack");
     }
     for (std::size_t i = 0; i < at.node.size(); ++i) {
       one(element(at, i, at.node[i]));

@@ -17,9 +17,9 @@ public:
   }
 
 private:
-  StackInfo info_{"direct",
-                  "each message one point-to-point transfer over its route (no library model)",
-                  "LogGP (Alexandrov et al., SPAA 1995) on the topology's routes"};
+  StackInfo info_{
+      "direct", "each message one point-to-point transfer over its route (no library model)",
+      "LogGP (Alexandrov et al., SPAA 1995) on the topology's routes", Chooser::machine, true};
 };
 
 } // namespace

@@ -217,7 +217,8 @@ private:
       "efficiency, chunks pipelined through the FIFO in slices (Simple) or lines (LL, LL128), "
       "per-channel rates, links shared inside a node",
       "NCCL src/device/prims_simple.h, prims_ll.h, prims_ll128.h, src/include/collectives.h, "
-      "src/graph/tuning.cc, src/graph/search.cc, src/transport/shm.cc, src/enqueue.cc"};
+      "src/graph/tuning.cc, src/graph/search.cc, src/transport/shm.cc, src/enqueue.cc",
+      Chooser::nccl, true};
 };
 
 } // namespace

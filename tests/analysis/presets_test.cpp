@@ -105,7 +105,8 @@ TEST_CASE("every preset loads by name, builds, runs its studies and respects phy
        {"juwels-booster", "dgx-a100",      "dgx-h100", "dgx1-v100",      "pcie-gpu-node",
         "gadi",           "nscc-aspire2a", "qiming",   "dragonfly-1024", "fat-tree-tapered",
         "default",        "hgx-h200",      "dgx-b200", "gb200-nvl72",    "aws-p4d",
-        "aws-p5",         "gcp-a3-mega",   "gcp-a3",   "oci-a100-roce",  "pcie3-2gpu-nop2p"}) {
+        "aws-p5",         "gcp-a3-mega",   "gcp-a3",   "oci-a100-roce",  "pcie3-2gpu-nop2p",
+        "jsc-mpi-as-api"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
     CHECK(std::filesystem::exists(std::string(COLLSIM_SOURCE_DIR) + "/scenarios/" + expected +
                                   ".yaml"));
@@ -139,8 +140,9 @@ TEST_CASE("every preset loads by name, builds, runs its studies and respects phy
       }
       study.sizes = sizes;
       const auto result = analysis::run_study(scenario, study, registry, {}, 2);
+      const std::size_t stacks = std::max<std::size_t>(study.stacks.size(), 1);
       CHECK(result.rows.size() + result.skipped.size() ==
-            study.algorithms.size() * study.ranks.size() * sizes.size());
+            study.algorithms.size() * stacks * study.ranks.size() * sizes.size());
       CHECK(result.rows.size() >= study.ranks.size() * sizes.size());
       std::map<std::uint32_t, core::Topology> topologies;
       for (const auto& row : result.rows) {

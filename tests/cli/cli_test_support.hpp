@@ -1,6 +1,8 @@
 #pragma once
 // Running the real collsim binary from CLI tests.
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 namespace collsim::testing {
@@ -14,5 +16,18 @@ struct Output {
 /// Runs collsim with `args` (shell-quoted by the caller) from the source directory; captures its
 /// exit code, stdout and stderr.
 Output run_collsim(const std::string& args);
+
+/// A scenario file `name` under the build directory with `body` (YAML after its name line),
+/// removed at the end of the scope.
+struct TempScenario {
+  std::string path;
+  TempScenario(const std::string& name, const std::string& body) {
+    path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + ".yaml";
+    std::ofstream(path) << "name: " << name << "\n" << body;
+  }
+  TempScenario(const TempScenario&) = delete;
+  TempScenario& operator=(const TempScenario&) = delete;
+  ~TempScenario() { std::remove(path.c_str()); }
+};
 
 } // namespace collsim::testing

@@ -13,6 +13,7 @@
 namespace {
 
 using collsim::testing::run_collsim;
+using collsim::testing::TempScenario;
 using nlohmann::json;
 
 json run_json(const std::string& args) {
@@ -21,16 +22,6 @@ json run_json(const std::string& args) {
   REQUIRE(o.code == 0);
   return json::parse(o.out);
 }
-
-/// A scenario file `name` with `body` (YAML after its name line); removed at the end.
-struct TempScenario {
-  std::string path;
-  TempScenario(const std::string& name, const std::string& body) {
-    path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + ".yaml";
-    std::ofstream(path) << "name: " << name << "\n" << body;
-  }
-  ~TempScenario() { std::remove(path.c_str()); }
-};
 
 /// A scenario deriving from dgx-a100 with an `nccl.env` section.
 struct EnvScenario : TempScenario {
@@ -103,9 +94,17 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
                      "to 64, got '100'\n");
 }
 
-TEST_CASE("collsim stacks lists the NCCL and direct stacks with their sources", "[cli][stacks]") {
+TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {
   const json j = run_json("stacks --format json");
-  REQUIRE(j.size() == 2);
+  REQUIRE(j.size() == 5);
+  CHECK(j.at(0).at("implicit") == true);
+  CHECK(j.at(2).at("name") == "openmpi-4.1");
+  CHECK(j.at(2).at("implicit") == false);
+  CHECK(j.at(2).at("auto") == "Open MPI 4.1 coll/tuned's fixed rules");
+  CHECK(j.at(2).at("source").get<std::string>().find("coll_cuda_allreduce.c") != std::string::npos);
+  const auto& mpi = j.at(2).at("algorithms");
+  CHECK(std::find(mpi.begin(), mpi.end(), "allreduce:ring") != mpi.end());
+  CHECK(std::find(mpi.begin(), mpi.end(), "allreduce:nccl_ring") == mpi.end());
   CHECK(j.at(0).at("name") == "nccl");
   CHECK(j.at(0).at("source").get<std::string>().find("prims_simple.h") != std::string::npos);
   const auto& algos = j.at(0).at("algorithms");
@@ -114,7 +113,8 @@ TEST_CASE("collsim stacks lists the NCCL and direct stacks with their sources", 
   CHECK(j.at(1).at("name") == "direct");
   const auto t = run_collsim("stacks");
   CHECK(t.code == 0);
-  CHECK(t.out.rfind("nccl\n", 0) == 0);
+  CHECK(t.out.rfind("nccl (when no stack is named)\n", 0) == 0);
+  CHECK(t.out.find("openmpi-4.1+ucc+nccl\n") != std::string::npos);
 }
 
 TEST_CASE("NCCL channels share a PCIe switch's uplink to host memory when peer-to-peer is off",

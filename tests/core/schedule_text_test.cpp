@@ -68,11 +68,38 @@ TEST_CASE("every operation kind and lengths above 4 GiB round-trip", "[core][sch
   CHECK(parse_schedule(print_schedule(s)) == s);
 }
 
+TEST_CASE("calc: a rank busy for a time, in whole nanoseconds, touching no buffer",
+          "[core][schedule]") {
+  ScheduleHeader h;
+  h.ranks = 2;
+  h.bytes = Bytes{8};
+  h.data_bytes = 8;
+  Schedule s(h);
+  s.begin_rank(0);
+  const std::uint32_t busy = s.calc(Seconds{2.5e-6});
+  s.send(1, {Buffer::data, 0, 8}, {busy});
+  s.begin_rank(1);
+  s.recv_reduce(0, {Buffer::data, 0, 8});
+  s.finish();
+  CHECK(s.kind(0) == OpKind::calc);
+  CHECK(s.calc_ns(0) == 2500);
+  CHECK(s.calc_time(0).value == Approx(2.5e-6));
+  CHECK(s.length(0) == 0);
+  CHECK(s.op(0).calc_seconds == Approx(2.5e-6));
+  const std::string text = print_schedule(s);
+  CHECK(text.find("l0: calc 2500ns") != std::string::npos);
+  CHECK(parse_schedule(text) == s);
+  CHECK(s.calc_time(1).value == 0.0); // not a calc
+}
+
 TEST_CASE("schedule parse errors name the line and column", "[core][schedule]") {
   std::string bad = kExchangeText;
   bad.replace(bad.find("l1: recv tmp"), 12, "l1: recx tmp");
   CHECK(parse_error(bad) == "t.sched:10:7: error: unknown operation 'recx' (valid: send, recv, "
-                            "recv_reduce, reduce, copy)");
+                            "recv_reduce, reduce, copy, calc)");
+  std::string bad_calc = kExchangeText;
+  bad_calc.replace(bad_calc.find("l1: recv tmp"), 12, "l1: calc 5us tmp");
+  CHECK(parse_error(bad_calc) == "t.sched:10:13: error: expected 'ns'");
   std::string bad_buf = kExchangeText;
   bad_buf.replace(bad_buf.find("send data"), 9, "send date");
   CHECK(parse_error(bad_buf) == "t.sched:9:12: error: unknown buffer 'date' (valid: data, tmp)");

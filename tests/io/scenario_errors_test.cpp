@@ -33,9 +33,9 @@ struct BadScenario {
 std::vector<BadScenario> bad_scenarios() {
   return {
   // Unknown, misplaced and repeated keys.
-  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, studies"},
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, stack, buffers, studies"},
   {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
-  {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, ranks, sizes, root, engine, params"},
+  {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, stacks, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"cluster_key_in_uniform_topology.yaml", "cluster_key_in_uniform_topology.yaml:7:3: error: topology.nic_bandwidth: key 'nic_bandwidth' is not valid for a uniform topology (it is a cluster key); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"uniform_key_in_cluster_topology.yaml", "uniform_key_in_cluster_topology.yaml:6:3: error: topology.latency: key 'latency' is not valid for a cluster topology (it is a uniform key); valid keys are: kind, nodes, devices_per_node, intra_bandwidth, intra_latency, nics_per_node, nic_bandwidth, nic_latency, switch_latency, reduce_bandwidth, node_switch_reduces, network_switch_reduces, switch_reduce_bandwidth, overhead, gap, copy_bandwidth"},
@@ -52,8 +52,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
   {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
   // Wrong types and shapes.
-  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, studies), got nothing"},
-  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, studies), got a list"},
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, stack, buffers, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, stack, buffers, studies), got a list"},
   {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
   {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
   {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
@@ -101,11 +101,13 @@ std::vector<BadScenario> bad_scenarios() {
   {"empty_algorithms.yaml", "empty_algorithms.yaml:9:17: error: studies[0].algorithms: expected at least one algorithm"},
   {"empty_ranks.yaml", "empty_ranks.yaml:10:12: error: studies[0].ranks: expected at least one rank count"},
   {"empty_sizes.yaml", "empty_sizes.yaml:11:12: error: studies[0].sizes: expected at least one size"},
+  {"study_stacks_empty.yaml", "study_stacks_empty.yaml:8:13: error: studies[0].stacks: expected at least one stack"},
+  {"buffers_unknown.yaml", "buffers_unknown.yaml:5:10: error: buffers: unknown buffer location 'gpu'; valid values are: device, host"},
   // kind: system. Unknown keys, keys of another kind and unknown names, section by section.
   {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency, nic_kind, nic_efficiency"},
   {"system_unknown_nvlink_key.yaml", "system_unknown_nvlink_key.yaml:9:7: error: topology.node.nvlink.link_bandwith: unknown key 'link_bandwith' (did you mean 'link_bandwidth'?); valid keys are: kind, link_bandwidth, latency, links_per_gpu, sharp, sharp_reduce_bandwidth"},
   {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, latency, switch_latency"},
-  {"system_unknown_cpu_key.yaml", "system_unknown_cpu_key.yaml:8:7: error: topology.node.cpu.cores: unknown key 'cores'; valid keys are: sockets, numa_per_socket, cores_per_socket, memory_bandwidth, memory_latency, inter_socket, inter_socket_bandwidth, inter_socket_latency"},
+  {"system_unknown_cpu_key.yaml", "system_unknown_cpu_key.yaml:8:7: error: topology.node.cpu.cores: unknown key 'cores'; valid keys are: sockets, numa_per_socket, cores_per_socket, memory_bandwidth, memory_latency, inter_socket, inter_socket_bandwidth, inter_socket_latency, core_bandwidth"},
   {"system_unknown_network_key.yaml", "system_unknown_network_key.yaml:7:5: error: topology.network.radixx: unknown key 'radixx' (did you mean 'radix'?); valid keys are: kind, link_bandwidth, link_latency, switch_latency, sharp, sharp_reduce_bandwidth, rail_optimized, levels, radix, taper"},
   {"system_unknown_placement_key.yaml", "system_unknown_placement_key.yaml:8:5: error: topology.placement.orders: unknown key 'orders' (did you mean 'order'?); valid keys are: order, ranks_per_node, rankfile"},
   {"system_network_key_of_other_kind.yaml", "system_network_key_of_other_kind.yaml:7:5: error: topology.network.radix: key 'radix' is not valid for a dragonfly network (it is a fat_tree key); valid keys are: kind, link_bandwidth, link_latency, switch_latency, sharp, sharp_reduce_bandwidth, groups, routers_per_group, hosts_per_router, global_links_per_router, routing"},

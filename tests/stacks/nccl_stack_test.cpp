@@ -105,7 +105,8 @@ TEST_CASE("NCCL cuts Simple ring chunks into two slices and everything else into
 TEST_CASE("the NCCL stack runs NCCL's algorithms and the direct stack the rest", "[stacks]") {
   const auto registry = algorithms::make_default_registry();
   const auto stacks = stacks::default_stacks();
-  CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct"});
+  CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
+                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl"});
   CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nccl_tree")).info().name ==
         "nccl");
   CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nvls_tree")).info().name ==

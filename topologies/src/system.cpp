@@ -78,6 +78,20 @@ public:
       ep_.copy_bandwidth = Bandwidth{1.5 * ep_.reduce_bandwidth.bytes_per_second};
     }
     numa_bandwidth_ = Bandwidth{numa_bw};
+    // A host process on one core of a socket (a library staging GPU buffers through host
+    // memory, stacks/host_staging.hpp) copies at half the core's memory bandwidth (one read, one
+    // write) and reduces at a third (two reads, one write). The core's bandwidth is the
+    // scenario's cpu.core_bandwidth, else Little's law: kLinesInFlight cache lines in flight
+    // over the memory latency [unverified: server cores sustain 12-20 outstanding L1 misses plus
+    // their L2 prefetches; 24 lines over 100 ns is 15.4 GB/s].
+    constexpr double kLinesInFlight = 24;
+    constexpr double kLineBytes = 64;
+    const double core_bw =
+        n_.cpu.core_bandwidth.bytes_per_second > 0
+            ? n_.cpu.core_bandwidth.bytes_per_second
+            : kLinesInFlight * kLineBytes / std::max(n_.cpu.memory_latency.value, 1e-9);
+    host_.copy_bandwidth = Bandwidth{core_bw / 2};
+    host_.reduce_bandwidth = Bandwidth{core_bw / 3};
     pcie_bandwidth_ = n_.pcie.bandwidth.bytes_per_second > 0
                           ? n_.pcie.bandwidth
                           : Bandwidth{pcie_lane_rate(n_.pcie.gen) * n_.pcie.lanes};
@@ -90,7 +104,7 @@ public:
     std::vector<DeviceId> sockets;
     std::vector<DeviceId> numas;
     for (std::uint32_t s = 0; s < cpu.sockets; ++s) {
-      sockets.push_back(add(fmt::format("cpu{}", s), DeviceKind::cpu));
+      sockets.push_back(add(fmt::format("cpu{}", s), DeviceKind::cpu, core::kNoDevice, host_));
       for (std::uint32_t d = 0; d < cpu.numa_per_socket; ++d) {
         const DeviceId numa = add(fmt::format("cpu{}/numa{}", s, d), DeviceKind::numa);
         t_.add_duplex(numa, sockets.back(), numa_bandwidth_, cpu.memory_latency * 0.5,
@@ -224,6 +238,20 @@ private:
       out.domain.push_back(port_socket[p]);
     }
     build_nvlink(out.slots, out.nics.empty() ? core::kNoDevice : out.nics.front());
+    // A host process on a socket (a stack staging GPU buffers through host memory) leaves the
+    // node through a NIC under that socket, as UCX picks the device closest to the process.
+    for (std::uint32_t sock = 0; sock < s; ++sock) {
+      DeviceId egress = out.nics.empty() ? core::kNoDevice : out.nics.front();
+      for (std::uint32_t p = 0; p < port_count; ++p) {
+        if (port_socket[p] == sock && !port_nics[p].empty()) {
+          egress = port_nics[p].front();
+          break;
+        }
+      }
+      if (egress != core::kNoDevice) {
+        t_.set_egress(sockets[sock], egress);
+      }
+    }
   }
 
   /// `egress`: where an NVSwitch taking part in a schedule (NVLS-tree) reaches other nodes.
@@ -275,6 +303,7 @@ private:
   const core::NodeSpec& n_;
   core::Topology& t_;
   core::EndpointParams ep_;
+  core::EndpointParams host_; ///< a host process on a socket
   Bandwidth numa_bandwidth_;
   Bandwidth pcie_bandwidth_;
   std::uint32_t node_ = 0;

@@ -505,6 +505,7 @@ private:
         break;
       case OpKind::reduce: done(id, r, ready, ready + rate_time(m, ep.reduce_bandwidth)); break;
       case OpKind::copy: done(id, r, ready, ready + rate_time(m, ep.copy_bandwidth)); break;
+      case OpKind::calc: done(id, r, ready, ready + s_.calc_time(id).value); break;
       }
     }
   }

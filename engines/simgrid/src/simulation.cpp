@@ -474,6 +474,7 @@ private:
       break;
     case OpKind::reduce: local(id, r, rate_time(m, ep.reduce_bandwidth)); break;
     case OpKind::copy: local(id, r, rate_time(m, ep.copy_bandwidth)); break;
+    case OpKind::calc: local(id, r, s_.calc_time(id).value); break;
     }
   }
 

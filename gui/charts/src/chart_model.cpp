@@ -369,6 +369,7 @@ TimelineModel timeline_model(const analysis::PointRun& run, const std::string& t
       break;
     case core::OpKind::reduce: b.label = fmt::format("reduce {}", bytes); break;
     case core::OpKind::copy: b.label = fmt::format("copy {}", bytes); break;
+    case core::OpKind::calc: b.label = "calc"; break;
     }
     b.label += fmt::format(" ({:.3f} - {:.3f} us)", b.start_us, b.end_us);
     m.bars.push_back(std::move(b));

@@ -46,6 +46,7 @@ QColor kind_color(core::OpKind k) {
   case core::OpKind::recv_reduce: return {214, 39, 40};
   case core::OpKind::reduce: return {44, 160, 44};
   case core::OpKind::copy: return {148, 103, 189};
+  case core::OpKind::calc: return {127, 127, 127};
   }
   return Qt::gray;
 }
@@ -95,8 +96,8 @@ void TimelineView::paint_to(QPainter& p, const QRect& rect) const {
              QString::fromStdString(model_.title));
   p.setFont(font());
   // Legend of operation kinds.
-  const std::array kinds{core::OpKind::send, core::OpKind::recv, core::OpKind::recv_reduce,
-                         core::OpKind::reduce, core::OpKind::copy};
+  const std::array kinds{core::OpKind::send,   core::OpKind::recv, core::OpKind::recv_reduce,
+                         core::OpKind::reduce, core::OpKind::copy, core::OpKind::calc};
   double lx = l.plot.left();
   for (core::OpKind k : kinds) {
     p.fillRect(QRectF(lx, rect.top() + 27, 12, 10), kind_color(k));

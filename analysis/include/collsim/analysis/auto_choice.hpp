@@ -29,7 +29,14 @@ inline constexpr std::string_view kAutoAlgorithm = "auto";
 enum class AutoLibrary { nccl, ompi };
 [[nodiscard]] AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collective);
 
-/// The library's choice for one call on `topo` (built from `scenario` for `ranks`): NCCL's
+/// UCC 1.1's tl/ucp choice (its default selection strings) for one call; nullopt where collsim
+/// models none yet (every collective but allreduce; auto_choice then takes Open MPI 4.1's rules
+/// and says so in the reason).
+[[nodiscard]] std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective,
+                                                         core::Bytes bytes);
+
+/// The library's choice for one call on `topo` (built from `scenario` for `ranks`), by the
+/// scenario's stack (stacks::Chooser; with no stack named: by the machine): NCCL's
 /// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's
 /// (ompi41_default, MPI_FLOAT, commutative). nullopt, with the reason in `why`, where the model
 /// gives none (an alltoall whose size is not a multiple of the ranks for Open MPI).

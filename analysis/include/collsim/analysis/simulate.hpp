@@ -24,12 +24,17 @@ struct EngineChoice {
   /// The scenario's topology section, where known: what NCCL's model reads beyond the graph
   /// (the CPU vendor) when it chooses an NCCL algorithm's parameters.
   std::optional<core::TopologySpec> topology;
+  /// The library stack named by the scenario or `--stack` ("": each algorithm's own) and where
+  /// the buffers live ("": device on GPU ranks).
+  std::string stack;
+  std::string buffers;
   EngineChoice() = default;
   EngineChoice(std::string_view n) : name(n) {} // NOLINT(google-explicit-constructor)
   EngineChoice(std::string_view n, core::SimgridSpec s) : name(n), simgrid(std::move(s)) {}
   /// The engine `n` with the scenario's SimGrid settings, NCCL corrections and topology.
   EngineChoice(std::string_view n, const core::Scenario& scenario)
-      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl), topology(scenario.topology) {}
+      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl), topology(scenario.topology),
+        stack(scenario.stack), buffers(scenario.buffers) {}
 };
 
 /// One engine of the registry: its name, what it is, whether it runs schedules (loggp, simgrid)
@@ -56,6 +61,9 @@ void check_engine(std::string_view engine);
 const stacks::Registry& stacks();
 /// The stack that runs `algo`'s schedules ("nccl" for NCCL's algorithms, else "direct").
 const stacks::Stack& stack_for(const algorithms::AlgorithmInfo& algo);
+/// Checks the scenario's `stack:` name (ScenarioError at its position; UnknownNameError when it
+/// came from the command line) and `buffers:`.
+void check_stack(const core::Scenario& scenario);
 
 /// `request` with the parameters of an NCCL algorithm that it leaves unset (`protocol`,
 /// `channels`) set to what NCCL would run the algorithm with at this point
@@ -134,7 +142,8 @@ struct PointRun {
   core::ResultRow row;
 };
 
-/// Runs the first algorithm of `study` at its first rank count and first size with `options`
+/// Runs the first algorithm of `study` (under its first stack, where it compares stacks) at its
+/// first rank count and first size with `options`
 /// (names, parameters and sizes are checked as run_study checks them). For the message engines
 /// only (loggp, simgrid): UsageError for "analytic".
 PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,

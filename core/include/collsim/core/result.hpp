@@ -24,6 +24,9 @@ struct ResultRow {
   /// The algorithm parameters the point ran with that the user did not pin, as users write them
   /// ("channels=16,protocol=simple": a library's own choice for the point); "" when none.
   std::string params;
+  /// The library stack the point ran under where one was named (`--stack`, `stack:`); "" when
+  /// each algorithm ran on its own (NCCL's on the NCCL stack, the others direct).
+  std::string stack;
   bool operator==(const ResultRow&) const = default;
 };
 

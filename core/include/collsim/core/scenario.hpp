@@ -90,6 +90,10 @@ struct CpuSpec {
   std::string inter_socket = "upi";  ///< upi, infinity_fabric or xbus (for summaries)
   Bandwidth inter_socket_bandwidth{62.4e9};
   Seconds inter_socket_latency{0.1e-6};
+  /// The memory bandwidth one core reaches on its own (a host process staging, copying or
+  /// reducing a buffer: stacks/host_staging); 0: Little's law from memory_latency
+  /// (stacks' host_staging.cpp).
+  Bandwidth core_bandwidth{0};
   bool operator==(const CpuSpec&) const = default;
 };
 
@@ -211,7 +215,11 @@ struct StudySpec {
   /// resolves them per algorithm (algorithms::resolve_params).
   std::map<std::string, std::string> params;
   std::map<std::string, SourcePos> param_pos; ///< position of each parameter's value
-  SourcePos pos;                              ///< the study's first line
+  /// Library stacks to compare (`stacks:`): every algorithm runs under each, its rows labelled
+  /// "ALGORITHM@STACK"; empty: the scenario's stack only.
+  std::vector<std::string> stacks;
+  std::vector<SourcePos> stack_pos; ///< position of each stack name
+  SourcePos pos;                    ///< the study's first line
   SourcePos ranks_pos;
   SourcePos sizes_pos;
   SourcePos engine_pos;
@@ -274,6 +282,14 @@ struct Scenario {
   TopologySpec topology;
   SimgridSpec simgrid;
   NcclSpec nccl;
+  /// The library stack that runs the studies (`stack:`; stacks::Registry names); empty: each
+  /// algorithm's own (NCCL's algorithms on the NCCL stack, the others on "direct").
+  std::string stack;
+  SourcePos stack_pos;
+  /// Where the collective's buffers live (`buffers:`): "device" or "host"; empty: device on
+  /// GPU ranks.
+  std::string buffers;
+  SourcePos buffers_pos;
   std::vector<StudySpec> studies;
   bool operator==(const Scenario&) const = default;
 };

@@ -40,7 +40,17 @@ enum class Buffer : BufferId { data = 0, tmp = 1 };
 inline constexpr int kBufferCount = 2;
 std::string_view to_string(Buffer b);
 
-enum class OpKind : std::uint8_t { send = 0, recv = 1, recv_reduce = 2, reduce = 3, copy = 4 };
+/// calc: the rank is busy for a time and touches no buffer (LogGOPSim's GOAL `calc`): what a
+/// stack books for work its library does outside the schedule's data movement, such as a host
+/// process copying a staged buffer or the kernel faulting in fresh pages.
+enum class OpKind : std::uint8_t {
+  send = 0,
+  recv = 1,
+  recv_reduce = 2,
+  reduce = 3,
+  copy = 4,
+  calc = 5
+};
 std::string_view to_string(OpKind k);
 
 /// A byte range [offset, offset + length) of one of the rank's buffers.
@@ -61,6 +71,7 @@ struct Op {
   Range source;            ///< reduce/copy only: the range read
   std::vector<std::uint32_t> deps; ///< local indices of the operations this one waits for
   std::uint32_t stream = 0;        ///< the issue stream within the rank (Schedule::set_stream)
+  double calc_seconds = 0.0;       ///< calc only: how long the rank is busy
   bool operator==(const Op&) const = default;
 };
 
@@ -110,11 +121,13 @@ struct ScheduleHeader {
   std::uint64_t data_bytes = 0; ///< size of each rank's `data` buffer
   std::uint64_t tmp_bytes = 0;  ///< size of each rank's `tmp` buffer
   std::string algorithm;        ///< informational: the generator's name
-  /// In-network participants: device names (of the topology the schedule was generated for) of
-  /// switches that take part as participants ranks, ranks + 1, ... (InfiniBand SHARP, NVLink
-  /// SHARP). An agent runs a program like a rank but has no postcondition, starts with undefined
-  /// buffers (data_bytes and tmp_bytes, like a rank), and has a port per link: engines do not
-  /// serialise its messages. Empty for host-based algorithms.
+  /// Participants beyond the ranks: device names (of the topology the schedule was generated
+  /// for) that take part as participants ranks, ranks + 1, ...: switches reducing in the network
+  /// (InfiniBand SHARP, NVLink SHARP), or CPU sockets where a stack's host processes stage the
+  /// ranks' GPU buffers (stacks/host_staging.hpp; several agents may share a device). An agent runs
+  /// a program like a rank but has no postcondition, starts with undefined buffers (data_bytes and
+  /// tmp_bytes, like a rank), and has a port per link: engines do not serialise its messages. Empty
+  /// for host-based algorithms.
   std::vector<std::string> agents;
   /// The wire protocol (NCCL LL / LL128 / Simple; algorithms.md section 3); the default is plain
   /// point-to-point messages.
@@ -156,6 +169,9 @@ public:
   std::uint32_t recv_reduce(Rank peer, Range into, std::initializer_list<std::uint32_t> deps = {});
   std::uint32_t reduce(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
   std::uint32_t copy(Range from, Range into, std::initializer_list<std::uint32_t> deps = {});
+  /// Busy for `time` (>= 0, kept in whole nanoseconds so that the text form is exact),
+  /// touching no buffer.
+  std::uint32_t calc(Seconds time, std::span<const std::uint32_t> deps = {});
   /// Puts the operations added to the current rank from now on into issue stream `stream`
   /// (< kMaxStreams; begin_rank starts every rank in stream 0). A rank issues the operations of
   /// each stream in program order, the streams independently of one another, like the thread
@@ -179,6 +195,9 @@ public:
   [[nodiscard]] Rank peer(OpId id) const { return ops_[id].arg; } ///< send/recv/recv_reduce only
   [[nodiscard]] Range target(OpId id) const;
   [[nodiscard]] Range source(OpId id) const; ///< reduce/copy only
+  /// calc only: how long the rank is busy (0 for other kinds).
+  [[nodiscard]] Seconds calc_time(OpId id) const;
+  [[nodiscard]] std::uint64_t calc_ns(OpId id) const;
   [[nodiscard]] std::uint64_t length(OpId id) const {
     const std::uint32_t len = ops_[id].length;
     return len != kLongLength ? len : long_length(id);
@@ -218,7 +237,7 @@ private:
   /// step through thousands of ranks' programs at once, and separate arrays per field would need
   /// a cache line per field per rank.
   struct PackedOp {
-    std::uint32_t arg;        // peer, or index into local_sources_ for reduce/copy
+    std::uint32_t arg;        // peer, index into local_sources_ (reduce/copy) or calc_times_ (calc)
     std::uint32_t length;     // length, or kLongLength: look up long_lengths_
     std::uint32_t dep;        // the single dependency, or the first index into extra_deps_
     std::uint32_t kind : 8;   // bits 0-3: OpKind, bits 4-5: target buffer
@@ -234,6 +253,7 @@ private:
   std::size_t dep_total_ = 0;
   std::vector<OpId> rank_begin_{0};
   std::vector<LocalSource> local_sources_;
+  std::vector<std::uint64_t> calc_ns_;                       // per calc operation
   std::vector<std::pair<OpId, std::uint64_t>> long_lengths_; // sorted by op id
   BigVector<std::uint8_t> streams_; // per operation; empty while every operation is in stream 0
   std::uint32_t stream_ = 0;        // the stream of operations added next

@@ -135,6 +135,9 @@ public:
   /// are).
   LinkId add_link(Link l);
   void add_duplex(DeviceId a, DeviceId b, Bandwidth bw, Seconds latency, LinkKind kind);
+  /// Sets the NIC through which device `d` leaves its node (Device::egress): builders set it on
+  /// devices added before their node's NICs, such as CPU sockets.
+  void set_egress(DeviceId d, DeviceId nic) { devices_.at(d).egress = nic; }
   /// Maps rank i to device `devices[i]`.
   void map_ranks(std::vector<DeviceId> devices);
   /// Installs the routing of the network part (see NetworkRouter); none: shortest paths.

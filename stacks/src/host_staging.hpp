@@ -1,0 +1,45 @@
+#pragma once
+// Staging device buffers through host memory (docs/stacks.md, "Host staging"): how an MPI
+// library without a GPU path for an operation runs it on GPU buffers. Open MPI 4.1's coll/cuda
+// (ompi/mca/coll/cuda/coll_cuda_allreduce.c; coll/accelerator from 5.0) wraps coll/tuned's
+// reductions: it mallocs host buffers, copies the send and the receive buffer from the device
+// (cudaMemcpy, synchronous), runs the host algorithm on them with reductions on the calling CPU
+// core, and copies the result back.
+//
+// The lowered schedule has one host agent per rank, at the rank's GPU's CPU socket: the rank
+// sends its buffers to its agent over the GPU's PCIe route (the DMA), the agents run the
+// algorithm among themselves, and each agent sends the result back. The agents reduce and copy
+// at the socket's rates (one core's: topologies' system builder sets them on the socket's
+// endpoint); what else the host does (the pageable copies, page faults, shared-memory copies)
+// is booked as calc operations.
+
+#include "collsim/core/schedule.hpp"
+#include "collsim/core/topology.hpp"
+
+#include <cstdint>
+
+namespace collsim::stacks::detail {
+
+/// What the OS adds to staging into freshly allocated host memory.
+struct HostCosts {
+  /// Time per byte to fault in freshly mapped memory on first touch (kernel entry, page
+  /// allocation and zeroing per 4 KiB page).
+  double fault_seconds_per_byte = 0.0;
+  /// Buffers at least this large come from a fresh mmap on every call (glibc's malloc).
+  std::uint64_t mmap_threshold = 0;
+};
+
+/// Linux's and glibc's (see host_staging.cpp).
+HostCosts host_costs();
+
+/// True where the stack must stage: every rank on a GPU that has a host socket, and a
+/// collective coll/cuda wraps (allreduce, reduce, reduce_scatter).
+bool stages(const core::Schedule& s, const core::Topology& t);
+
+/// `s` run on host copies of its ranks' buffers (see the top of this file). Out of place, as MPI
+/// benchmarks call it: the receive buffer is staged in too. UsageError when the schedule already
+/// has in-network agents.
+core::Schedule stage_through_host(const core::Schedule& s, const core::Topology& t,
+                                  const HostCosts& costs);
+
+} // namespace collsim::stacks::detail

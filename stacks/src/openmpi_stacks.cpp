@@ -1,0 +1,183 @@
+// The Open MPI 4.1 stacks (docs/stacks.md): what Open MPI 4.1 with pml ucx runs, alone, with UCC
+// (coll/ucc), and with UCC's NCCL team layer.
+//
+// - openmpi-4.1: coll/tuned's algorithms. On GPU buffers, coll/cuda wraps the reductions
+//   (allreduce, reduce, reduce_scatter): it stages both buffers through freshly malloc'ed host
+//   memory and reduces on the CPU (host_staging.hpp; ompi/mca/coll/cuda/coll_cuda_allreduce.c,
+//   coll_cuda_reduce.c, coll_cuda_reduce_scatter_block.c in v4.1.x). The other collectives move
+//   GPU buffers through UCX directly (cuda_ipc inside a node, GPUDirect RDMA between nodes:
+//   UCX's cuda transports), as the direct stack prices them.
+// - openmpi-4.1+ucc: coll/ucc hands the call to UCC 1.1, whose tl/ucp runs its algorithms over
+//   UCX on the device buffers and reduces with ec/cuda on the GPU (src/components/tl/ucp,
+//   src/components/ec/cuda): GPU-direct, reductions at the GPU's rate.
+// GPU-direct over UCX (both stacks, device buffers): inside a node UCX's cuda_ipc copies each
+// peer's data on a CUDA stream of its own ("per-peer stream", stream_d2d[] in
+// src/uct/cuda/cuda_ipc/cuda_ipc_iface.h, UCX v1.12), so transfers to different peers overlap on
+// their own links: a port per link, as NCCL's channels. The links carry data at their data rate
+// (NVLink's and PCIe's packet overhead, the same physical figures the NCCL stack uses), and
+// between nodes GPUDirect RDMA at the NIC kind's transport efficiency.
+// - openmpi-4.1+ucc+nccl: UCC's tl/nccl calls NCCL (src/components/tl/nccl/tl_nccl_coll.c): the
+//   NCCL stack's lowering.
+// Per-call software overheads (library entry, UCC's task set-up and progress) are not modelled
+// yet: the JSC study measured UCC over NCCL at about 0.5 % of a 1e9-byte allreduce.
+
+#include "host_staging.hpp"
+#include "nccl_model_constants.hpp"
+
+#include "collsim/stacks/nccl_model.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
+#include "collsim/stacks/stack.hpp"
+
+#include <fmt/format.h>
+
+namespace collsim::stacks {
+namespace {
+
+bool mpi_algorithm(const algorithms::AlgorithmInfo& algo) {
+  return !nccl_lowering_algo(algo).has_value();
+}
+
+/// True where every rank of the schedule sits on a GPU of `t`.
+bool on_gpus(const core::Schedule& s, const core::Topology& t) {
+  if (t.is_full_mesh() || s.ranks() > t.rank_count()) {
+    return false;
+  }
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
+    if (t.devices()[t.device_of(r)].kind != core::DeviceKind::gpu) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The data rates of a GPU node's links (see the top of this file): NVLink's or PCIe's inside
+/// the node, the NIC kind's between nodes.
+void link_rates(core::Protocol& p, const LowerContext& ctx, std::uint32_t ranks) {
+  const NcclModelInputs in = ctx.topology_spec != nullptr
+                                 ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)
+                                 : nccl_inputs(ctx.topology, ranks);
+  p.intra_node_efficiency =
+      in.nvlink ? nccl_detail::nvlink_scale(in.compute_capability) : nccl_detail::kPciScale;
+  if (ctx.topology_spec != nullptr && ctx.topology_spec->kind == "system") {
+    p.inter_node_efficiency = ctx.topology_spec->system.node.nic_efficiency;
+  }
+}
+
+/// Device buffers moved by UCX directly between GPUs (see the top of this file).
+core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
+  if (ctx.buffers != Buffers::device || !on_gpus(s, ctx.topology) || s.ranks() < 2) {
+    return s;
+  }
+  core::Protocol p = s.header().protocol;
+  p.port_per_link = true;
+  link_rates(p, ctx, s.ranks());
+  s.set_protocol(p);
+  return s;
+}
+
+/// coll/cuda's staging (host_staging.hpp): the DMA over PCIe at its data rate and the network at
+/// the NIC kind's; one port per rank (the copies are synchronous, one after another).
+core::Schedule staged(const core::Schedule& s, const LowerContext& ctx) {
+  core::Schedule out = detail::stage_through_host(s, ctx.topology, detail::host_costs());
+  core::Protocol p = out.header().protocol;
+  link_rates(p, ctx, s.ranks());
+  p.intra_node_efficiency = nccl_detail::kPciScale; // the staging copies cross PCIe
+  out.set_protocol(p);
+  return out;
+}
+
+std::string not_nccl(const StackInfo& info, const algorithms::AlgorithmInfo& algo) {
+  return fmt::format("stack '{}' runs MPI algorithms; {} is NCCL's (use --stack nccl or "
+                     "openmpi-4.1+ucc+nccl)",
+                     info.name, algo.name);
+}
+
+class OpenMpi41 final : public Stack {
+public:
+  [[nodiscard]] const StackInfo& info() const override { return info_; }
+  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
+    return mpi_algorithm(algo);
+  }
+  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
+    return not_nccl(info_, algo);
+  }
+  [[nodiscard]] core::Schedule lower(core::Schedule schedule,
+                                     const LowerContext& ctx) const override {
+    if (ctx.buffers == Buffers::device && detail::stages(schedule, ctx.topology)) {
+      return staged(schedule, ctx);
+    }
+    return gpu_direct(std::move(schedule), ctx);
+  }
+
+private:
+  StackInfo info_{
+      "openmpi-4.1",
+      "Open MPI 4.1, pml ucx, coll/tuned: on GPU buffers coll/cuda stages reductions through "
+      "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX",
+      "Open MPI v4.1.x ompi/mca/coll/cuda (coll_cuda_allreduce.c, coll_cuda_reduce.c, "
+      "coll_cuda_reduce_scatter_block.c), ompi/mca/coll/tuned/coll_tuned_decision_fixed.c; "
+      "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies)",
+      Chooser::ompi41};
+};
+
+class OpenMpi41Ucc final : public Stack {
+public:
+  [[nodiscard]] const StackInfo& info() const override { return info_; }
+  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
+    return mpi_algorithm(algo);
+  }
+  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
+    return not_nccl(info_, algo);
+  }
+  [[nodiscard]] core::Schedule lower(core::Schedule schedule,
+                                     const LowerContext& ctx) const override {
+    return gpu_direct(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
+  }
+
+private:
+  StackInfo info_{"openmpi-4.1+ucc",
+                  "Open MPI 4.1 with coll/ucc: UCC 1.1's tl/ucp algorithms over UCX on the "
+                  "device buffers, reductions on the GPU (ec/cuda)",
+                  "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h: default selection), "
+                  "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc",
+                  Chooser::ucc};
+};
+
+class OpenMpi41UccNccl final : public Stack {
+public:
+  OpenMpi41UccNccl() : nccl_(make_nccl_stack()) {}
+  [[nodiscard]] const StackInfo& info() const override { return info_; }
+  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
+    return nccl_->runs(algo);
+  }
+  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
+    return fmt::format("stack '{}' hands every call to NCCL; {} is not one of NCCL's "
+                       "algorithms (use --stack openmpi-4.1+ucc)",
+                       info_.name, algo.name);
+  }
+  [[nodiscard]] core::Schedule lower(core::Schedule schedule,
+                                     const LowerContext& ctx) const override {
+    return nccl_->lower(std::move(schedule), ctx);
+  }
+
+private:
+  std::unique_ptr<Stack> nccl_;
+  StackInfo info_{"openmpi-4.1+ucc+nccl",
+                  "Open MPI 4.1 with coll/ucc and UCC's NCCL team layer: NCCL runs the call",
+                  "UCC v1.1.0 src/components/tl/nccl (tl_nccl_coll.c); the nccl stack's sources",
+                  Chooser::nccl};
+};
+
+} // namespace
+
+std::unique_ptr<Stack> make_openmpi41_stack() {
+  return std::make_unique<OpenMpi41>();
+}
+std::unique_ptr<Stack> make_openmpi41_ucc_stack() {
+  return std::make_unique<OpenMpi41Ucc>();
+}
+std::unique_ptr<Stack> make_openmpi41_ucc_nccl_stack() {
+  return std::make_unique<OpenMpi41UccNccl>();
+}
+
+} // namespace collsim::stacks

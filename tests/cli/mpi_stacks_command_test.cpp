@@ -1,0 +1,129 @@
+// Named library stacks on the command line and in scenarios (docs/stacks.md): `--stack` and
+// `stack:` choose the stack, `stacks:` compares them in a study, the JSC "MPI as API" preset
+// orders its three stacks as measured, and bad names are one error with their place, exit 2.
+
+#include "cli_test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+using collsim::testing::run_collsim;
+using collsim::testing::TempScenario;
+using nlohmann::json;
+
+json run_json(const std::string& args) {
+  const auto o = run_collsim(args);
+  INFO(args << "\n" << o.err);
+  REQUIRE(o.code == 0);
+  return json::parse(o.out);
+}
+
+double time_us(const std::string& stack, std::uint32_t ranks, const std::string& size) {
+  const json j =
+      run_json("sim --scenario juwels-booster --stack " + stack + " --algorithm auto --ranks " +
+               std::to_string(ranks) + " --sizes " + size + " --format json");
+  const json& row = j.at("results").at(0);
+  CHECK(row.at("stack") == stack);
+  return row.at("time_us").get<double>();
+}
+
+} // namespace
+
+TEST_CASE("the JSC study's three stacks at 2 to 16 GPUs: plain Open MPI > UCC > UCC + NCCL",
+          "[cli][stacks][jsc]") {
+  const json j = run_json("run jsc-mpi-as-api --format json");
+  std::map<std::pair<std::string, int>, double> t; // (algorithm label, ranks) at 1 GB
+  for (const json& row : j.at("results")) {
+    if (row.at("bytes") == 1000000000) {
+      t[{row.at("algorithm"), row.at("ranks")}] = row.at("time_us");
+      CHECK(row.at("algorithm").get<std::string>() == "auto@" + row.at("stack").get<std::string>());
+    }
+  }
+  for (const int p : {2, 4, 8, 16}) {
+    CAPTURE(p);
+    const double mpi = t.at({"auto@openmpi-4.1", p});
+    const double ucc = t.at({"auto@openmpi-4.1+ucc", p});
+    const double nccl = t.at({"auto@openmpi-4.1+ucc+nccl", p});
+    CHECK(mpi > 10 * ucc); // "an order of magnitude faster at every GPU count"
+    CHECK(ucc > nccl);
+  }
+  // At 8 GPUs, sim with each stack gives the run's numbers.
+  CHECK(time_us("openmpi-4.1", 8, "1000000000") ==
+        Approx(t.at({"auto@openmpi-4.1", 8})).epsilon(1e-12));
+  CHECK(time_us("openmpi-4.1+ucc+nccl", 8, "1000000000") ==
+        Approx(t.at({"auto@openmpi-4.1+ucc+nccl", 8})).epsilon(1e-12));
+}
+
+TEST_CASE("auto under a stack is that library's choice", "[cli][stacks]") {
+  const json mpi = run_json("sim --scenario juwels-booster --stack openmpi-4.1 --algorithm auto "
+                            "--ranks 8 --sizes 1MiB --format json");
+  CHECK(mpi.at("results").at(0).at("params") == "algorithm=rabenseifner");
+  const json ucc = run_json("sim --scenario juwels-booster --stack openmpi-4.1+ucc --algorithm "
+                            "auto --ranks 8 --sizes 1KiB,1MiB --format json");
+  CHECK(ucc.at("results").at(0).at("params") == "algorithm=recursive_knomial,radix=4");
+  CHECK(ucc.at("results").at(1).at("params") == "algorithm=sra_knomial,radix=4");
+  const json nccl = run_json("sim --scenario juwels-booster --stack openmpi-4.1+ucc+nccl "
+                             "--algorithm auto --ranks 8 --sizes 1MiB --format json");
+  CHECK(nccl.at("results").at(0).at("params").get<std::string>().rfind("algorithm=nccl_", 0) == 0);
+  // The stack is a CSV column when named.
+  const auto csv = run_collsim("sim --scenario juwels-booster --stack openmpi-4.1 --algorithm "
+                               "ring --ranks 4 --sizes 1KiB --format csv");
+  REQUIRE(csv.code == 0);
+  CHECK(csv.out.find(",busbw_GBps,stack\n") != std::string::npos);
+  CHECK(csv.out.find(",openmpi-4.1\n") != std::string::npos);
+}
+
+TEST_CASE("host buffers skip the staging that device buffers pay", "[cli][stacks]") {
+  const std::string args = "sim --scenario juwels-booster --stack openmpi-4.1 --algorithm ring "
+                           "--ranks 8 --sizes 64MiB --format json";
+  const double device = run_json(args).at("results").at(0).at("time_us");
+  const double host = run_json(args + " --buffers host").at("results").at(0).at("time_us");
+  const double direct = run_json("sim --scenario juwels-booster --algorithm ring --ranks 8 "
+                                 "--sizes 64MiB --format json")
+                            .at("results")
+                            .at(0)
+                            .at("time_us");
+  CHECK(host == Approx(direct).epsilon(1e-12));
+  CHECK(device > 5 * host);
+}
+
+TEST_CASE("bad stack names and refused algorithms are one error, exit 2", "[cli][stacks]") {
+  const auto unknown = run_collsim("sim --scenario juwels-booster --stack openmpi-4 --algorithm "
+                                   "ring --ranks 4 --sizes 1KiB");
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("unknown stack 'openmpi-4'") != std::string::npos);
+  CHECK(unknown.err.find("openmpi-4.1") != std::string::npos);
+  const auto refused = run_collsim("sim --scenario juwels-booster --stack openmpi-4.1 "
+                                   "--algorithm nccl_ring --ranks 4 --sizes 1KiB");
+  CHECK(refused.code == 2);
+  CHECK(refused.err ==
+        "collsim: error: stack 'openmpi-4.1' runs MPI algorithms; nccl_ring is NCCL's "
+        "(use --stack nccl or openmpi-4.1+ucc+nccl)\n");
+  const auto buffers = run_collsim("sim --scenario juwels-booster --buffers gpu --algorithm "
+                                   "ring --ranks 4 --sizes 1KiB");
+  CHECK(buffers.code == 2);
+  CHECK(buffers.err == "collsim: error: --buffers: expected device or host, got 'gpu'\n");
+
+  const TempScenario stack("bad_stack", "base: juwels-booster\nstack: nccl2\n");
+  const auto s = run_collsim("run " + stack.path);
+  CHECK(s.code == 2);
+  CHECK(s.err.rfind(stack.path + ":3:8: error: stack: unknown stack 'nccl2'", 0) == 0);
+  const TempScenario study("bad_study_stack",
+                           "base: juwels-booster\nstudies:\n  - collective: allreduce\n"
+                           "    algorithms: [auto]\n    stacks: [nccl, openmpi]\n"
+                           "    ranks: [4]\n    sizes: [1KiB]\n");
+  const auto st = run_collsim("run " + study.path);
+  CHECK(st.code == 2);
+  CHECK(st.err.rfind(study.path + ":6:20: error: studies[0].stacks[1]: unknown stack 'openmpi'",
+                     0) == 0);
+  const TempScenario buf("bad_buffers", "base: juwels-booster\nbuffers: gpu\n");
+  const auto b = run_collsim("run " + buf.path);
+  CHECK(b.code == 2);
+  CHECK(b.err.rfind(buf.path + ":3:10: error:", 0) == 0);
+}

@@ -1,0 +1,207 @@
+// The Open MPI 4.1 stacks: coll/cuda's host staging of device reductions (formula in the test),
+// the GPU-direct paths that leave a schedule alone, the UCC + NCCL stack handing the call to the
+// NCCL stack, and the names and refusals of the registry.
+
+#include "collsim/stacks/stack.hpp"
+
+#include "collsim/algorithms/registry.hpp"
+#include "collsim/core/errors.hpp"
+#include "collsim/core/verify.hpp"
+#include "collsim/engines/loggp.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace collsim;
+using core::CollectiveKind;
+
+namespace {
+
+constexpr double kCore = 20e9; // one core's memory bandwidth, B/s
+
+/// `nodes` nodes of `gpus` GPUs on PCIe Gen4 x16 to one socket (no NVLink, no switch).
+core::TopologySpec gpu_nodes(std::uint32_t nodes, std::uint32_t gpus) {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = nodes;
+  spec.system.node.gpus = gpus;
+  spec.system.node.reduce_bandwidth = core::Bandwidth{500e9};
+  spec.system.node.cpu.core_bandwidth = core::Bandwidth{kCore};
+  return spec;
+}
+
+struct Lowered {
+  core::Schedule schedule;
+  double time = 0.0;
+};
+
+Lowered lower(const char* stack, CollectiveKind c, const char* algorithm, std::uint32_t p,
+              std::uint64_t n, const core::TopologySpec& spec,
+              stacks::Buffers buffers = stacks::Buffers::device) {
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(c, algorithm);
+  const auto topo = topologies::build(spec, p);
+  algorithms::Request req;
+  req.collective = c;
+  req.ranks = p;
+  req.bytes = core::Bytes{n};
+  req.topology = &topo;
+  const auto stacks = stacks::default_stacks();
+  stacks::LowerContext ctx{topo, {}, algo, &spec};
+  ctx.buffers = buffers;
+  Lowered out;
+  out.schedule = stacks::lower(stacks, registry.generate(algo, req), ctx, stack);
+  out.time = engines::LogGPEngine().run(out.schedule, topo, {}).time.value;
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("openmpi-4.1 stages a device allreduce: copies, faults, CPU reductions, copies back",
+          "[stacks][openmpi]") {
+  const auto spec = gpu_nodes(1, 2);
+  const auto topo = topologies::build(spec, 2);
+  const core::Device& gpu = topo.devices()[topo.device_of(0)];
+  const core::RouteCost pcie = topo.route_cost_between(topo.device_of(0), gpu.host);
+  const double l = pcie.latency.value;
+  // The DMA at PCIe's data rate: 12 GB/s of a Gen3 x16's 15.75 (NCCL's topo.h figure).
+  const double b = pcie.bottleneck.bytes_per_second * 12.0 / 15.75;
+  const double copy = kCore / 2;
+  const double reduce = kCore / 3;
+  const double fault = 1e-6 / 4096;
+  for (const std::uint64_t n : {std::uint64_t{64} << 20, std::uint64_t{1} << 20}) {
+    CAPTURE(n);
+    const double m = static_cast<double>(n);
+    // Two fresh buffers staged in (DMA, then the CPU's copy out of the pinned buffer, with page
+    // faults above glibc's 32 MiB mmap threshold), a two-rank ring on the host (each step a
+    // shared-memory copy of half the vector, the first also a reduction), the result copied
+    // into the pinned buffer and sent back.
+    const double faults = n >= (32ULL << 20) ? 2 * m * fault : 0.0;
+    const double expected = 2 * l + 2 * m / b + 4 * m / copy + faults + m / 2 / reduce;
+    const Lowered run = lower("openmpi-4.1", CollectiveKind::allreduce, "ring", 2, n, spec);
+    // calc operations keep whole nanoseconds.
+    CHECK(run.time == Approx(expected).margin(10e-9));
+    CHECK(run.schedule.participants() == 4);
+    CHECK(run.schedule.header().agents == std::vector<std::string>{"node0/cpu0", "node0/cpu0"});
+    CHECK(core::validate(run.schedule).ok());
+    CHECK(core::check_semantics(run.schedule).ok());
+  }
+}
+
+TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][openmpi]") {
+  const auto spec = gpu_nodes(2, 2);
+  const auto registry = algorithms::make_default_registry();
+  const auto topo = topologies::build(spec, 4);
+  const auto plain = [&](CollectiveKind c, const char* name) {
+    const auto& algo = registry.find(c, name);
+    algorithms::Request req;
+    req.collective = c;
+    req.ranks = 4;
+    req.bytes = core::Bytes{1 << 20};
+    req.topology = &topo;
+    return registry.generate(algo, req);
+  };
+  CHECK(lower("openmpi-4.1", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
+              stacks::Buffers::host)
+            .schedule == plain(CollectiveKind::allreduce, "rabenseifner"));
+  CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec,
+              stacks::Buffers::host)
+            .schedule == plain(CollectiveKind::allgather, "ring"));
+  // A device allgather is GPU-direct (no staging): the operations as generated.
+  CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec)
+            .schedule.op_count() == plain(CollectiveKind::allgather, "ring").op_count());
+  // UCC's tl/ucp runs on the device buffers, reducing on the GPU: the operations as generated,
+  // with a port per link (UCX cuda_ipc's per-peer streams) and the links' data rates.
+  const core::Schedule ucc =
+      lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec)
+          .schedule;
+  core::Schedule expected = plain(CollectiveKind::allreduce, "rabenseifner");
+  core::Protocol direct;
+  direct.port_per_link = true;
+  direct.intra_node_efficiency = 12.0 / 15.75; // PCIe, no NVLink in this node
+  expected.set_protocol(direct);
+  CHECK(ucc == expected);
+  // Host buffers: as generated.
+  CHECK(lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
+              stacks::Buffers::host)
+            .schedule == plain(CollectiveKind::allreduce, "rabenseifner"));
+}
+
+TEST_CASE("staged schedules keep every reduction's semantics", "[stacks][openmpi]") {
+  const auto spec = gpu_nodes(2, 4);
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const stacks::Stack& ompi = stacks.find("openmpi-4.1");
+  int checked = 0;
+  for (const CollectiveKind c :
+       {CollectiveKind::allreduce, CollectiveKind::reduce, CollectiveKind::reduce_scatter}) {
+    for (const auto* algo : registry.list(c)) {
+      if (!ompi.runs(*algo)) {
+        continue;
+      }
+      for (const std::uint32_t p : {1U, 2U, 3U, 5U, 8U}) {
+        const auto topo = topologies::build(spec, p);
+        for (const std::uint64_t n : {std::uint64_t{1}, std::uint64_t{24}, std::uint64_t{1000}}) {
+          algorithms::Request req;
+          req.collective = c;
+          req.ranks = p;
+          req.bytes = core::Bytes{n};
+          req.root = p > 1 ? 1 : 0;
+          req.topology = &topo;
+          if (!registry.refusal(*algo, req).empty()) {
+            continue;
+          }
+          const core::Schedule s = registry.generate(*algo, req);
+          if (!s.header().agents.empty()) {
+            CHECK_THROWS_AS(stacks::lower(stacks, s, {topo, {}, *algo, &spec}, "openmpi-4.1"),
+                            core::UsageError);
+            continue;
+          }
+          CAPTURE(algo->name, p, n);
+          const core::Schedule lowered =
+              stacks::lower(stacks, s, {topo, {}, *algo, &spec}, "openmpi-4.1");
+          REQUIRE(lowered.header().agents.size() == p);
+          const auto v = core::validate(lowered);
+          INFO(v.summary());
+          INFO(core::print_schedule(lowered));
+          REQUIRE(v.ok());
+          const auto sem = core::check_semantics(lowered);
+          INFO(sem.summary());
+          REQUIRE(sem.ok());
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("openmpi-4.1+ucc+nccl lowers as the NCCL stack", "[stacks][openmpi]") {
+  const auto spec = gpu_nodes(2, 2);
+  CHECK(lower("openmpi-4.1+ucc+nccl", CollectiveKind::allreduce, "nccl_ring", 4, 1 << 22, spec)
+            .schedule ==
+        lower("nccl", CollectiveKind::allreduce, "nccl_ring", 4, 1 << 22, spec).schedule);
+}
+
+TEST_CASE("stacks are found by name and refuse what their library does not run",
+          "[stacks][openmpi]") {
+  const auto stacks = stacks::default_stacks();
+  const auto registry = algorithms::make_default_registry();
+  const auto& ring = registry.find(CollectiveKind::allreduce, "ring");
+  const auto& nccl_ring = registry.find(CollectiveKind::allreduce, "nccl_ring");
+  CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
+                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl"});
+  // With no stack named, the library stacks never run anything.
+  CHECK(stacks.resolve("", ring).info().name == "direct");
+  CHECK(stacks.resolve("", nccl_ring).info().name == "nccl");
+  CHECK(stacks.resolve("openmpi-4.1", ring).info().chooser == stacks::Chooser::ompi41);
+  CHECK(stacks.resolve("openmpi-4.1+ucc", ring).info().chooser == stacks::Chooser::ucc);
+  CHECK_THROWS_WITH(stacks.resolve("openmpi-4.1", nccl_ring),
+                    Catch::Contains("runs MPI algorithms; nccl_ring is NCCL's"));
+  CHECK_THROWS_WITH(stacks.resolve("openmpi-4.1+ucc+nccl", ring),
+                    Catch::Contains("ring is not one of NCCL's algorithms"));
+  CHECK_THROWS_AS(stacks.resolve("openmpi-4", ring), core::UnknownNameError);
+  CHECK_THROWS_WITH(stacks.resolve("openmpi-4", ring), Catch::Contains("openmpi-4.1"));
+  CHECK(stacks::buffers_from_name("host") == stacks::Buffers::host);
+  CHECK_THROWS_AS(stacks::buffers_from_name("gpu"), core::UsageError);
+}
