@@ -150,7 +150,6 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   engine.stack = scenario.stack;
   engine.buffers = scenario.buffers;
   check_stack(scenario);
-  const stacks::Stack* stack = scenario.stack.empty() ? nullptr : &stacks().find(scenario.stack);
   const bool fastest = options.algorithm == "fastest";
   const bool automatic = options.algorithm == "auto" || fastest;
   // A named algorithm must exist for at least one measured collective (a typo fails at once).
@@ -185,6 +184,33 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       log_nccl.emplace(p.nccl_env, with_log_env(scenario.nccl, p));
     }
   }
+  // The stack of each point: the scenario's (or --stack) where one is named, else the one its log
+  // shows (MeasuredPoint::stack), else none. One scenario and engine per stack.
+  struct Under {
+    core::Scenario scenario;
+    EngineChoice engine;
+    const stacks::Stack* stack = nullptr;
+  };
+  std::map<std::string, Under> under;
+  const auto make_under = [&](const std::string& name, const std::string& buffers) {
+    Under u{scenario, engine, nullptr};
+    u.scenario.stack = name;
+    u.engine.stack = name;
+    if (u.scenario.buffers.empty() && !buffers.empty()) {
+      u.scenario.buffers = buffers;
+      u.engine.buffers = buffers;
+    }
+    u.stack = name.empty() ? nullptr : &stacks().find(name);
+    return u;
+  };
+  under.emplace(scenario.stack, make_under(scenario.stack, ""));
+  if (scenario.stack.empty()) {
+    for (const MeasuredPoint& p : points) {
+      if (!p.stack.empty() && !under.contains(p.stack)) {
+        under.emplace(p.stack, make_under(p.stack, p.buffers));
+      }
+    }
+  }
   std::vector<std::optional<ValidationRow>> out(points.size());
   std::vector<std::string> why(points.size());
   detail::parallel_for(points.size(), options.threads, [&](std::size_t i) {
@@ -206,6 +232,9 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = topology_error.at(p.ranks);
       return;
     }
+    const bool from_log_stack = scenario.stack.empty() && !p.stack.empty();
+    const Under& u = under.at(from_log_stack ? p.stack : scenario.stack);
+    const stacks::Stack* stack = u.stack;
     // NCCL's own choice for an NCCL point: the library default `auto` runs and the estimate the
     // row reports beside collsim's.
     std::optional<NcclChoice> nccl;
@@ -223,12 +252,15 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     std::optional<LibraryChoice> library;
     if (automatic && !fastest) {
       library = stack != nullptr
-                    ? auto_choice(scenario, *topo, p.collective, p.ranks, p.bytes, registry)
+                    ? auto_choice(u.scenario, *topo, p.collective, p.ranks, p.bytes, registry)
                     : library_default(p, nccl, registry);
     }
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});
       chosen_by = fmt::format("{}: {}", library->library, library->reason);
+      if (from_log_stack) {
+        chosen_by += fmt::format(", stack {} from the log", p.stack);
+      }
       if (from_log != nullptr && !from_log->note.empty()) {
         chosen_by += fmt::format(", with {} from the log", from_log->note);
       }
@@ -266,7 +298,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
         last_refusal = stack->refusal(*c.algo);
         continue;
       }
-      const core::ResultRow row = simulate(registry, *c.algo, *topo, engine, req);
+      const core::ResultRow row = simulate(registry, *c.algo, *topo, u.engine, req);
       if (!best || row.time.value < best->predicted.value) {
         best = ValidationRow{p, c.algo->name, c.params, chosen_by, row.time, 0.0};
       }

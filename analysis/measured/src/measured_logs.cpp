@@ -5,6 +5,34 @@
 #include <fmt/format.h>
 
 namespace collsim::analysis {
+namespace {
+
+/// The stack a run's launch command and MPI library line show (docs/stacks.md): Open MPI with
+/// coll/ucc enabled (`--mca coll_ucc_enable 1` or OMPI_MCA_coll_ucc_enable=1) runs UCC, with
+/// UCC's NCCL team layer where UCC_TL_NCCL_TUNE or UCC_CL_BASIC_TLS names nccl; Open MPI 4.1
+/// named by the log, on device buffers, stages through the host. HCOLL and other libraries have
+/// no stack yet: "".
+std::string log_stack(const std::string& command, const std::string& mpi_library, bool device) {
+  const bool ucc = command.find("coll_ucc_enable 1") != std::string::npos ||
+                   command.find("coll_ucc_enable=1") != std::string::npos;
+  if (command.find("coll_hcoll_enable 1") != std::string::npos ||
+      command.find("coll_hcoll_enable=1") != std::string::npos) {
+    return "";
+  }
+  if (ucc) {
+    const bool nccl = command.find("UCC_TL_NCCL_TUNE") != std::string::npos ||
+                      (command.find("UCC_CL_BASIC_TLS") != std::string::npos &&
+                       command.find("nccl") != std::string::npos);
+    return nccl ? "openmpi-4.1+ucc+nccl" : "openmpi-4.1+ucc";
+  }
+  if (device && mpi_library.find("Open MPI") != std::string::npos &&
+      mpi_library.find("4.1") != std::string::npos) {
+    return "openmpi-4.1";
+  }
+  return "";
+}
+
+} // namespace
 
 // A log's measurement in collsim's conventions, or nothing when collsim has no model for it.
 // nccl-tests' size column already is S (the whole gathered vector for allgather and friends);
@@ -31,6 +59,11 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
     if (command.find(fmt::format("coll_{}_enable 1", component)) != std::string::npos) {
       p.mpi_library += fmt::format(" (coll/{} enabled)", component);
     }
+  }
+  if (p.library == Library::mpi) {
+    const bool device = !log.runs.at(m.run).accelerator.empty();
+    p.buffers = device ? "device" : "";
+    p.stack = log_stack(command, log.runs.at(m.run).mpi_version, device);
   }
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
   std::uint64_t bytes = m.bytes;

@@ -45,6 +45,11 @@ struct MeasuredPoint {
   /// of the scenario's `nccl.env`.
   std::map<std::string, std::string> nccl_env;
   std::map<std::string, core::SourcePos> nccl_env_pos;
+  /// The library stack the log shows the run used (docs/stacks.md; measured_logs.cpp reads it
+  /// from the launch command and the MPI library line), "" when it shows none collsim has; and
+  /// where its buffers lived ("device" for OSU's -d cuda, else "").
+  std::string stack;
+  std::string buffers;
 };
 
 struct ValidationRow {
