@@ -26,6 +26,9 @@ constexpr double kPageBytes = 4096;
 /// rises after each free of such a chunk up to DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB on 64-bit
 /// systems (mallopt(3)): larger buffers are mapped, and faulted in, on every call.
 constexpr std::uint64_t kMmapThresholdMax = 32ULL << 20;
+/// The call itself: "a cudaMemcpy can incur in a 6-7us overhead" (NVIDIA GDRCopy README,
+/// "What is inside"); coll/cuda calls it once per staged buffer.
+constexpr double kMemcpyCallSeconds = 6.5e-6;
 
 /// The range rank `r` of `h` holds the result in (nothing for a non-root of reduce).
 Range result_range(const core::ScheduleHeader& h, Rank r) {
@@ -81,11 +84,12 @@ private:
     return t_.devices()[gpu.host].endpoint.copy_bandwidth.bytes_per_second;
   }
 
-  /// The host side of a synchronous copy between the device and `bytes` of pageable memory:
-  /// the driver stages it through a pinned buffer, which the CPU copies to or from the pageable
-  /// one (CUDA C++ Best Practices Guide, "Pinned Memory"); a fresh mapping also faults in.
+  /// The host side of a synchronous copy between the device and `bytes` of pageable memory: the
+  /// call's own overhead, and the driver staging it through a pinned buffer that the CPU copies
+  /// to or from the pageable one (CUDA C++ Best Practices Guide, "Pinned Memory"); a fresh
+  /// mapping also faults in.
   [[nodiscard]] core::Seconds host_copy(std::uint64_t bytes, double copy, bool fresh) const {
-    double t = copy > 0.0 ? static_cast<double>(bytes) / copy : 0.0;
+    double t = kMemcpyCallSeconds + (copy > 0.0 ? static_cast<double>(bytes) / copy : 0.0);
     if (fresh && bytes >= c_.mmap_threshold) {
       t += static_cast<double>(bytes) * c_.fault_seconds_per_byte;
     }
