@@ -109,6 +109,9 @@ StudyControls default_controls(const core::Scenario& scenario,
   }
   c.params = params_text(s.params);
   c.engine = s.engine;
+  for (const std::string& name : s.stacks) {
+    c.stacks += (c.stacks.empty() ? "" : ",") + name;
+  }
   std::string ranks;
   for (std::uint32_t p : s.ranks) {
     ranks += (ranks.empty() ? "" : ",") + std::to_string(p);
@@ -251,6 +254,22 @@ core::StudySpec make_study(const StudyControls& controls) {
   s.sizes = power_of_two_sizes(core::Bytes{controls.min_bytes}, core::Bytes{controls.max_bytes},
                                controls.size_count);
   s.engine = controls.engine;
+  // Stack names are checked where the study runs (UnknownNameError with the valid names).
+  std::string_view rest = controls.stacks;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    std::string_view name = rest.substr(0, comma);
+    while (!name.empty() && name.front() == ' ') {
+      name.remove_prefix(1);
+    }
+    while (!name.empty() && name.back() == ' ') {
+      name.remove_suffix(1);
+    }
+    if (!name.empty()) {
+      s.stacks.emplace_back(name);
+    }
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+  }
   return s;
 }
 

@@ -35,6 +35,9 @@ struct StudyControls {
   std::vector<std::string> algorithms; ///< canonical names
   std::string params;                  ///< "protocol=simple,channels=4"
   std::string engine = "loggp";
+  /// Library stacks to compare, comma-separated ("openmpi-4.1,openmpi-4.1+ucc+nccl"; docs/
+  /// stacks.md); empty: the scenario's stack, else each algorithm's own.
+  std::string stacks;
   std::string ranks = "8"; ///< "8,16,64"
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 1ULL << 30; ///< powers of two, min <= max

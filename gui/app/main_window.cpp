@@ -407,6 +407,12 @@ QWidget* MainWindow::build_controls() {
     engine_combo_->addItem(q(e));
   }
   form->addRow("engine", engine_combo_);
+  stacks_edit_ = new QLineEdit;
+  stacks_edit_->setObjectName("stacksEdit");
+  stacks_edit_->setPlaceholderText("openmpi-4.1,openmpi-4.1+ucc+nccl");
+  stacks_edit_->setToolTip("library stacks to compare (collsim stacks lists them); empty: the "
+                           "scenario's stack, else each algorithm's own");
+  form->addRow("stacks", stacks_edit_);
   ranks_edit_ = new QLineEdit;
   ranks_edit_->setObjectName("ranksEdit");
   ranks_edit_->setPlaceholderText("8,16,64");
@@ -437,6 +443,7 @@ QWidget* MainWindow::build_controls() {
   connect(algorithm_list_, &QListWidget::itemChanged, this, [this] { schedule_recompute(); });
   connect(params_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
   connect(engine_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
+  connect(stacks_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
   connect(ranks_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
   connect(min_size_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
   connect(max_size_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
@@ -556,6 +563,7 @@ void MainWindow::fill_controls(const StudyControls& c) {
   fill_algorithms(c.collective, c.algorithms);
   params_edit_->setText(q(c.params));
   engine_combo_->setCurrentText(q(c.engine));
+  stacks_edit_->setText(q(c.stacks));
   ranks_edit_->setText(q(c.ranks));
   select_data(min_size_combo_, QVariant::fromValue<qulonglong>(c.min_bytes));
   select_data(max_size_combo_, QVariant::fromValue<qulonglong>(c.max_bytes));
@@ -588,6 +596,7 @@ StudyControls MainWindow::controls() const {
   }
   c.params = params_edit_->text().toStdString();
   c.engine = engine_combo_->currentText().toStdString();
+  c.stacks = stacks_edit_->text().toStdString();
   c.ranks = ranks_edit_->text().toStdString();
   c.min_bytes = combo_bytes(min_size_combo_);
   c.max_bytes = combo_bytes(max_size_combo_);

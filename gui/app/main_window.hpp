@@ -149,6 +149,7 @@ private:
   QComboBox* collective_combo_ = nullptr;
   QListWidget* algorithm_list_ = nullptr;
   QLineEdit* params_edit_ = nullptr;
+  QLineEdit* stacks_edit_ = nullptr;
   QComboBox* engine_combo_ = nullptr;
   QLineEdit* ranks_edit_ = nullptr;
   QComboBox* min_size_combo_ = nullptr;

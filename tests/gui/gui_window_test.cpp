@@ -136,6 +136,7 @@ private Q_SLOTS:
   void command_line_options();
   void recompute_time_of_10_algorithms_30_sizes_64_ranks();
   void auto_runs_the_library_choice_in_sweeps_and_timelines();
+  void stacks_field_compares_library_stacks();
 };
 
 void GuiWindowTest::sweep_draws_one_series_per_algorithm_and_the_crossovers_of_its_rows() {
@@ -415,6 +416,34 @@ void GuiWindowTest::tuning_table_fills_with_one_colour_per_winner_and_exports() 
   QVERIFY(g.open(QIODevice::ReadOnly));
   QCOMPARE(QString::fromUtf8(g.readAll()),
            q(io::format_ompi_rules(*w.tuning(), core::OmpiVersion::v4_1)));
+}
+
+void GuiWindowTest::stacks_field_compares_library_stacks() {
+  // The JSC preset compares three library stacks: the field lists them, every row is labelled
+  // ALGORITHM@STACK, one stack alone runs alone, and an unknown name is the banner's error.
+  gui::MainWindow w;
+  w.show();
+  QVERIFY(w.open_preset("jsc-mpi-as-api"));
+  QVERIFY(wait_sweep(w, 0));
+  QCOMPARE(w.error_text(), QString());
+  QCOMPARE(w.controls().stacks, std::string("openmpi-4.1,openmpi-4.1+ucc,openmpi-4.1+ucc+nccl"));
+  std::set<std::string> labels;
+  for (const auto& r : w.sweep()->result.rows) {
+    labels.insert(r.algorithm);
+    QCOMPARE(r.algorithm, "auto@" + r.stack);
+  }
+  QCOMPARE(labels, (std::set<std::string>{"auto@openmpi-4.1", "auto@openmpi-4.1+ucc",
+                                          "auto@openmpi-4.1+ucc+nccl"}));
+  auto* stacks = w.findChild<QLineEdit*>("stacksEdit");
+  QVERIFY(stacks != nullptr);
+  std::uint64_t before = w.sweeps_shown();
+  stacks->setText("openmpi-4.1+ucc+nccl");
+  QVERIFY(wait_sweep(w, before));
+  for (const auto& r : w.sweep()->result.rows) {
+    QCOMPARE(r.algorithm, std::string("auto@openmpi-4.1+ucc+nccl"));
+  }
+  stacks->setText("openmpi-9");
+  QTRY_VERIFY_WITH_TIMEOUT(w.error_text().contains("unknown stack 'openmpi-9'"), 10'000);
 }
 
 void GuiWindowTest::auto_runs_the_library_choice_in_sweeps_and_timelines() {
