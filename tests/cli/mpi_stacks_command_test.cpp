@@ -127,3 +127,29 @@ TEST_CASE("bad stack names and refused algorithms are one error, exit 2", "[cli]
   CHECK(b.code == 2);
   CHECK(b.err.rfind(buf.path + ":3:10: error:", 0) == 0);
 }
+
+TEST_CASE("explain, tune and validate run under --stack", "[cli][stacks]") {
+  // explain: auto is the stack's library; a library the stack does not run is refused.
+  const json e = run_json("explain --scenario juwels-booster --collective allreduce --ranks 8 "
+                          "--bytes 1000000000 --stack openmpi-4.1+ucc --format json");
+  CHECK(e.at("library") == "ucc");
+  CHECK(e.at("library_default").at("algorithm") == "sra_knomial");
+  const json ranked = e.at("ranking");
+  for (const json& r : ranked) {
+    CHECK(r.at("algorithm").get<std::string>().rfind("nccl_", 0) != 0);
+  }
+  const auto refused = run_collsim("explain --scenario juwels-booster --collective allreduce "
+                                   "--ranks 8 --bytes 1MiB --stack openmpi-4.1 --library nccl");
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("stack 'openmpi-4.1' runs MPI algorithms") != std::string::npos);
+  // tune: NCCL's algorithms are skipped under an MPI stack, with the stack's reason.
+  const json t = run_json("tune --scenario juwels-booster --stack openmpi-4.1 --ranks 8 --sizes "
+                          "1MiB --format json");
+  const std::string skipped = t.at("skipped").dump();
+  CHECK(skipped.find("nccl_ring: stack 'openmpi-4.1' runs MPI algorithms") != std::string::npos);
+  // validate: the named stack's choice predicts the rows, on its data path.
+  const json v = run_json("validate --scenario dgx-a100 --stack openmpi-4.1 --format json --log "
+                          "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt");
+  const json& row = v.at("rows").at(0);
+  CHECK(row.at("chosen_by").get<std::string>().rfind("Open MPI 4.1", 0) == 0);
+}
