@@ -1,10 +1,10 @@
 #pragma once
 // Staging device buffers through host memory (docs/stacks.md, "Host staging"): how an MPI
 // library without a GPU path for an operation runs it on GPU buffers. Open MPI 4.1's coll/cuda
-// (ompi/mca/coll/cuda/coll_cuda_allreduce.c; coll/accelerator from 5.0) wraps coll/tuned's
-// reductions: it mallocs host buffers, copies the send and the receive buffer from the device
-// (cudaMemcpy, synchronous), runs the host algorithm on them with reductions on the calling CPU
-// core, and copies the result back.
+// (ompi/mca/coll/cuda/coll_cuda_allreduce.c, the same in v5.0.x; coll/accelerator on the main
+// branch) wraps coll/tuned's reductions: it mallocs host buffers, copies the send and the receive
+// buffer from the device (cudaMemcpy, synchronous), runs the host algorithm on them with
+// reductions on the calling CPU core, and copies the result back.
 //
 // The lowered schedule has one host agent per rank, at the rank's GPU's CPU socket: the rank
 // sends its buffers to its agent over the GPU's PCIe route (the DMA), the agents run the
