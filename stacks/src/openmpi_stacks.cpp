@@ -116,7 +116,8 @@ private:
       "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX",
       "Open MPI v4.1.x ompi/mca/coll/cuda (coll_cuda_allreduce.c, coll_cuda_reduce.c, "
       "coll_cuda_reduce_scatter_block.c), ompi/mca/coll/tuned/coll_tuned_decision_fixed.c; "
-      "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies)",
+      "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies); NVIDIA GDRCopy README "
+      "(cudaMemcpy's call overhead); UCX v1.12 src/uct/cuda/cuda_ipc (per-peer streams)",
       Chooser::ompi41};
 };
 
@@ -139,7 +140,8 @@ private:
                   "Open MPI 4.1 with coll/ucc: UCC 1.1's tl/ucp algorithms over UCX on the "
                   "device buffers, reductions on the GPU (ec/cuda)",
                   "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h: default selection), "
-                  "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc",
+                  "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc; UCX v1.12 "
+                  "src/uct/cuda/cuda_ipc (per-peer streams)",
                   Chooser::ucc};
 };
 
