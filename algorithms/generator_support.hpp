@@ -24,6 +24,20 @@ struct OpCounts {
 /// before anything is allocated.
 std::string size_limit_refusal(const OpCounts& counts);
 
+/// A stand-in for core::Schedule that only counts what a templated build() would add (its
+/// begin_rank and add), so that check() sizes a schedule before anything is allocated.
+struct OpCounter {
+  OpCounts counts;
+  std::uint32_t local = 0;
+  void begin_rank(core::Rank /*rank*/) { local = 0; }
+  std::uint32_t add(core::OpKind /*kind*/, core::Rank /*peer*/, core::Range /*target*/,
+                    core::Range /*source*/, std::span<const std::uint32_t> deps) {
+    ++counts.ops;
+    counts.deps += deps.size();
+    return local++;
+  }
+};
+
 /// ceil(lg p) for p >= 1: the number of rounds of a binomial tree over p ranks.
 constexpr std::uint32_t ceil_log2(std::uint32_t p) {
   return p <= 1 ? 0U : static_cast<std::uint32_t>(std::bit_width(p - 1));

@@ -42,18 +42,6 @@ std::uint32_t radix_of(const Request& req) {
       std::min<std::uint64_t>(cfg, std::max<std::uint32_t>(req.ranks, 2)));
 }
 
-struct Counter {
-  OpCounts counts;
-  std::uint32_t local = 0;
-  void begin_rank(core::Rank /*rank*/) { local = 0; }
-  std::uint32_t add(OpKind /*kind*/, core::Rank /*peer*/, core::Range /*target*/,
-                    core::Range /*source*/, std::span<const std::uint32_t> deps) {
-    ++counts.ops;
-    counts.deps += deps.size();
-    return local++;
-  }
-};
-
 template <class Out>
 void build(const Request& req, Out& out) {
   const std::uint32_t p = req.ranks;
@@ -109,7 +97,7 @@ void build(const Request& req, Out& out) {
 }
 
 OpCounts counts_of(const Request& req) {
-  Counter c;
+  detail::OpCounter c;
   build(req, c);
   return c.counts;
 }

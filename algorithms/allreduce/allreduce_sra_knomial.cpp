@@ -54,18 +54,6 @@ std::uint32_t radix_of(const Request& req) {
   return detail::ucc_min_radix(cfg, req.ranks, req.bytes.value / 4);
 }
 
-struct Counter {
-  OpCounts counts;
-  std::uint32_t local = 0;
-  void begin_rank(core::Rank /*rank*/) { local = 0; }
-  std::uint32_t add(OpKind /*kind*/, core::Rank /*peer*/, core::Range /*target*/,
-                    core::Range /*source*/, std::span<const std::uint32_t> deps) {
-    ++counts.ops;
-    counts.deps += deps.size();
-    return local++;
-  }
-};
-
 /// One reduce-scatter iteration of a rank, kept for its allgather mirror.
 struct Step {
   std::uint64_t offset = 0; ///< the block cut at this iteration
@@ -169,7 +157,7 @@ void build(const Request& req, Out& out) {
 }
 
 OpCounts counts_of(const Request& req) {
-  Counter c;
+  detail::OpCounter c;
   build(req, c);
   return c.counts;
 }
