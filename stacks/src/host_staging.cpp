@@ -192,12 +192,23 @@ bool stages(const core::Schedule& s, const core::Topology& t) {
       c != core::CollectiveKind::reduce_scatter) {
     return false;
   }
+  if (!on_gpus(s, t)) {
+    return false;
+  }
+  for (Rank r = 0; r < s.ranks(); ++r) {
+    if (t.devices()[t.device_of(r)].host == core::kNoDevice) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool on_gpus(const core::Schedule& s, const core::Topology& t) {
   if (t.is_full_mesh() || s.ranks() > t.rank_count()) {
     return false;
   }
   for (Rank r = 0; r < s.ranks(); ++r) {
-    const core::Device& d = t.devices()[t.device_of(r)];
-    if (d.kind != core::DeviceKind::gpu || d.host == core::kNoDevice) {
+    if (t.devices()[t.device_of(r)].kind != core::DeviceKind::gpu) {
       return false;
     }
   }

@@ -32,6 +32,9 @@ struct HostCosts {
 /// Linux's and glibc's (see host_staging.cpp).
 HostCosts host_costs();
 
+/// True where every rank of `s` sits on a GPU of `t`.
+bool on_gpus(const core::Schedule& s, const core::Topology& t);
+
 /// True where the stack must stage: every rank on a GPU that has a host socket, and a
 /// collective coll/cuda wraps (allreduce, reduce, reduce_scatter).
 bool stages(const core::Schedule& s, const core::Topology& t);

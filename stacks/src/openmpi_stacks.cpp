@@ -30,25 +30,10 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace collsim::stacks {
 namespace {
-
-bool mpi_algorithm(const algorithms::AlgorithmInfo& algo) {
-  return !nccl_lowering_algo(algo).has_value();
-}
-
-/// True where every rank of the schedule sits on a GPU of `t`.
-bool on_gpus(const core::Schedule& s, const core::Topology& t) {
-  if (t.is_full_mesh() || s.ranks() > t.rank_count()) {
-    return false;
-  }
-  for (core::Rank r = 0; r < s.ranks(); ++r) {
-    if (t.devices()[t.device_of(r)].kind != core::DeviceKind::gpu) {
-      return false;
-    }
-  }
-  return true;
-}
 
 /// The data rates of a GPU node's links (see the top of this file): NVLink's or PCIe's inside
 /// the node, the NIC kind's between nodes.
@@ -65,7 +50,7 @@ void link_rates(core::Protocol& p, const LowerContext& ctx, std::uint32_t ranks)
 
 /// Device buffers moved by UCX directly between GPUs (see the top of this file).
 core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
-  if (ctx.buffers != Buffers::device || !on_gpus(s, ctx.topology) || s.ranks() < 2) {
+  if (ctx.buffers != Buffers::device || !detail::on_gpus(s, ctx.topology) || s.ranks() < 2) {
     return s;
   }
   core::Protocol p = s.header().protocol;
@@ -86,21 +71,27 @@ core::Schedule staged(const core::Schedule& s, const LowerContext& ctx) {
   return out;
 }
 
-std::string not_nccl(const StackInfo& info, const algorithms::AlgorithmInfo& algo) {
-  return fmt::format("stack '{}' runs MPI algorithms; {} is NCCL's (use --stack nccl or "
-                     "openmpi-4.1+ucc+nccl)",
-                     info.name, algo.name);
-}
-
-class OpenMpi41 final : public Stack {
+/// A stack whose library runs the MPI algorithms (every one but NCCL's).
+class MpiStack : public Stack {
 public:
+  explicit MpiStack(StackInfo info) : info_(std::move(info)) {}
   [[nodiscard]] const StackInfo& info() const override { return info_; }
   [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
-    return mpi_algorithm(algo);
+    return !nccl_lowering_algo(algo).has_value();
   }
   [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
-    return not_nccl(info_, algo);
+    return fmt::format("stack '{}' runs MPI algorithms; {} is NCCL's (use --stack nccl or "
+                       "openmpi-4.1+ucc+nccl)",
+                       info_.name, algo.name);
   }
+
+private:
+  StackInfo info_;
+};
+
+class OpenMpi41 final : public MpiStack {
+public:
+  OpenMpi41() : MpiStack(describe()) {}
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
     if (ctx.buffers == Buffers::device && detail::stages(schedule, ctx.topology)) {
@@ -110,39 +101,37 @@ public:
   }
 
 private:
-  StackInfo info_{
-      "openmpi-4.1",
-      "Open MPI 4.1, pml ucx, coll/tuned: on GPU buffers coll/cuda stages reductions through "
-      "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX",
-      "Open MPI v4.1.x ompi/mca/coll/cuda (coll_cuda_allreduce.c, coll_cuda_reduce.c, "
-      "coll_cuda_reduce_scatter_block.c), ompi/mca/coll/tuned/coll_tuned_decision_fixed.c; "
-      "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies); NVIDIA GDRCopy README "
-      "(cudaMemcpy's call overhead); UCX v1.12 src/uct/cuda/cuda_ipc (per-peer streams)",
-      Chooser::ompi41};
+  static StackInfo describe() {
+    return {
+        "openmpi-4.1",
+        "Open MPI 4.1, pml ucx, coll/tuned: on GPU buffers coll/cuda stages reductions through "
+        "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX",
+        "Open MPI v4.1.x ompi/mca/coll/cuda (coll_cuda_allreduce.c, coll_cuda_reduce.c, "
+        "coll_cuda_reduce_scatter_block.c), ompi/mca/coll/tuned/coll_tuned_decision_fixed.c; "
+        "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies); NVIDIA GDRCopy README "
+        "(cudaMemcpy's call overhead); UCX v1.12 src/uct/cuda/cuda_ipc (per-peer streams)",
+        Chooser::ompi41};
+  }
 };
 
-class OpenMpi41Ucc final : public Stack {
+class OpenMpi41Ucc final : public MpiStack {
 public:
-  [[nodiscard]] const StackInfo& info() const override { return info_; }
-  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
-    return mpi_algorithm(algo);
-  }
-  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
-    return not_nccl(info_, algo);
-  }
+  OpenMpi41Ucc() : MpiStack(describe()) {}
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
     return gpu_direct(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
   }
 
 private:
-  StackInfo info_{"openmpi-4.1+ucc",
-                  "Open MPI 4.1 with coll/ucc: UCC 1.1's tl/ucp algorithms over UCX on the "
-                  "device buffers, reductions on the GPU (ec/cuda)",
-                  "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h: default selection), "
-                  "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc; UCX v1.12 "
-                  "src/uct/cuda/cuda_ipc (per-peer streams)",
-                  Chooser::ucc};
+  static StackInfo describe() {
+    return {"openmpi-4.1+ucc",
+            "Open MPI 4.1 with coll/ucc: UCC 1.1's tl/ucp algorithms over UCX on the "
+            "device buffers, reductions on the GPU (ec/cuda)",
+            "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h: default selection), "
+            "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc; UCX v1.12 "
+            "src/uct/cuda/cuda_ipc (per-peer streams)",
+            Chooser::ucc};
+  }
 };
 
 class OpenMpi41UccNccl final : public Stack {
