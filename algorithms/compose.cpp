@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
 
 namespace collsim::algorithms::compose {
 namespace {
@@ -59,6 +60,10 @@ void Composition::add(Placement p) {
     }
   }
   const auto index = static_cast<std::uint32_t>(placements_.size());
+  if (p.lane >= core::Schedule::kMaxStreams) {
+    throw core::InternalError(fmt::format("compose: placement {} in lane {} (at most {} lanes)",
+                                          index, p.lane, core::Schedule::kMaxStreams));
+  }
   for (std::uint32_t i = 0; i < p.ranks.size(); ++i) {
     const core::Rank r = p.ranks[i];
     if (r >= per_rank_.size() || (!per_rank_[r].empty() && per_rank_[r].back().first == index)) {
@@ -107,15 +112,17 @@ detail::OpCounts Composition::counts() const {
     c.ops += pl.schedule->op_count();
     c.deps += pl.schedule->dep_count();
   }
+  std::map<std::uint32_t, std::uint64_t> frontier; // per lane
   for (const auto& list : per_rank_) {
-    std::uint64_t frontier = 0;
+    frontier.clear();
     for (const auto& [index, sub] : list) {
       const Shape& sh = *shapes_[index];
       if (sh.ops[sub] == 0) {
         continue;
       }
-      c.deps += frontier * sh.roots[sub];
-      frontier = sh.sinks[sub].size();
+      std::uint64_t& f = frontier[placements_[index].lane];
+      c.deps += f * sh.roots[sub];
+      f = sh.sinks[sub].size();
     }
   }
   return c;
@@ -176,11 +183,11 @@ core::Schedule Composition::build(core::ScheduleHeader header) const {
   core::Schedule out(std::move(header));
   const detail::OpCounts c = counts();
   out.reserve(c.ops, c.deps);
-  std::vector<std::uint32_t> frontier;
+  std::map<std::uint32_t, std::vector<std::uint32_t>> frontiers; // per lane
   std::vector<std::uint32_t> deps;
   for (core::Rank r = 0; r < ranks(); ++r) {
     out.begin_rank(r);
-    frontier.clear();
+    frontiers.clear();
     std::uint32_t base = 0; // local index of the placement's first operation on this rank
     for (const auto& [index, sub] : per_rank_[r]) {
       const Placement& pl = placements_[index];
@@ -189,6 +196,8 @@ core::Schedule Composition::build(core::ScheduleHeader header) const {
       if (sh.ops[sub] == 0) {
         continue;
       }
+      std::vector<std::uint32_t>& frontier = frontiers[pl.lane];
+      out.set_stream(pl.lane);
       const std::uint64_t unit = pl.block_bounds.empty() ? 0 : block_unit(pl);
       const auto map = [&](core::Range x) {
         if (x.buffer == core::Buffer::tmp) {
@@ -318,8 +327,13 @@ Level::Level(const Request& req, const std::string& param, core::CollectiveKind 
   info_ = choices[static_cast<std::size_t>(index)].describe();
 }
 
+Level::Level(std::string label, AlgorithmInfo info, std::map<std::string, std::int64_t> params)
+    : param_(std::move(label)), collective_(info.collective), info_(std::move(info)),
+      params_(std::move(params)) {}
+
 Request Level::sub_request(std::uint32_t ranks, std::uint64_t bytes, core::Rank root) const {
   Request sub;
+  sub.params = params_;
   sub.collective = collective_;
   sub.ranks = ranks;
   sub.bytes = core::Bytes{bytes};
@@ -353,7 +367,7 @@ std::optional<CostTerms> Level::cost(std::uint32_t ranks, std::uint64_t bytes,
 
 bool place(Plan& plan, Level& level, const std::vector<core::Rank>& ranks, std::uint64_t bytes,
            core::Rank root, std::uint64_t data_offset, std::uint64_t tmp_offset,
-           std::vector<std::uint64_t> block_bounds) {
+           std::vector<std::uint64_t> block_bounds, std::uint32_t lane) {
   if (ranks.size() < 2) {
     return true;
   }
@@ -363,7 +377,7 @@ bool place(Plan& plan, Level& level, const std::vector<core::Rank>& ranks, std::
     return false;
   }
   plan.composition.add(
-      Placement{sub.schedule, ranks, data_offset, tmp_offset, std::move(block_bounds)});
+      Placement{sub.schedule, ranks, data_offset, tmp_offset, std::move(block_bounds), lane});
   return true;
 }
 

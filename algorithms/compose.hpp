@@ -40,6 +40,11 @@ struct Placement {
   /// data range it uses must cover whole blocks. When the bounds are equally spaced by U the map
   /// is a plain shift (data_offset = block_bounds[0]); otherwise the sub-schedule may not use tmp.
   std::vector<std::uint64_t> block_bounds;
+  /// The chaining lane (< core::Schedule::kMaxStreams): on every rank a placement follows the
+  /// earlier placements of its own lane only, and its operations run in issue stream `lane`, so
+  /// placements of different lanes overlap (a library keeping several fragments of one message in
+  /// flight: HCOLL's pipeline of payload buffers, allreduce_hcoll.cpp).
+  std::uint32_t lane = 0;
 };
 
 class Composition {
@@ -100,6 +105,9 @@ struct SubSchedule {
 class Level {
 public:
   Level(const Request& req, const std::string& param, core::CollectiveKind collective);
+  /// A level whose algorithm is fixed by the composed algorithm (`label` names it in refusals),
+  /// generated with `params` over its defaults.
+  Level(std::string label, AlgorithmInfo info, std::map<std::string, std::int64_t> params);
   [[nodiscard]] const std::string& name() const { return info_.name; }
   /// The sub-schedule for `ranks` ranks, `bytes` bytes and `root`; cached.
   const SubSchedule& schedule(std::uint32_t ranks, std::uint64_t bytes, core::Rank root = 0);
@@ -113,6 +121,7 @@ private:
   std::string param_;
   core::CollectiveKind collective_;
   AlgorithmInfo info_;
+  std::map<std::string, std::int64_t> params_;
   std::map<std::tuple<std::uint32_t, std::uint64_t, core::Rank>, SubSchedule> cache_;
 };
 
@@ -130,7 +139,7 @@ using Planner = std::function<Plan(const Request&)>;
 /// plan.refusal set, when the sub-algorithm refuses.
 bool place(Plan& plan, Level& level, const std::vector<core::Rank>& ranks, std::uint64_t bytes,
            core::Rank root, std::uint64_t data_offset, std::uint64_t tmp_offset,
-           std::vector<std::uint64_t> block_bounds = {});
+           std::vector<std::uint64_t> block_bounds = {}, std::uint32_t lane = 0);
 
 /// The data shards of the nodes for a block collective (allgather, gather, scatter) whose nodes
 /// hold consecutive ranks: node j holds [bounds[j], bounds[j + 1]) of the n-byte vector.

@@ -18,6 +18,7 @@ AlgorithmInfo describe_allreduce_recursive_multiplying();      ///< AR9: radix-k
 AlgorithmInfo describe_allreduce_recexch();                    ///< AR10: MPICH recursive exchange
 AlgorithmInfo describe_allreduce_k_reduce_scatter_allgather(); ///< AR11: radix-k Rabenseifner
 AlgorithmInfo describe_allreduce_tree();              ///< AR12: pipelined k-nomial reduce + bcast
+AlgorithmInfo describe_allreduce_hcoll();             ///< HCOLL: fragmented shm fan-in, RD, fan-out
 AlgorithmInfo describe_allreduce_sra_knomial();       ///< UCC's k-nomial reduce-scatter + allgather
 AlgorithmInfo describe_allreduce_recursive_knomial(); ///< UCC's k-nomial whole-vector exchange
 

@@ -47,22 +47,42 @@ std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core
   return c;
 }
 
+std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
+  if (collective != core::CollectiveKind::allreduce) {
+    return std::nullopt;
+  }
+  // coll/hcoll (priority 90) takes MPI_Allreduce; HCOLL runs its hierarchical allreduce at
+  // every size (allreduce_hcoll.cpp: coll/ml's fragment pipeline at its defaults).
+  LibraryChoice c;
+  c.library = "HCOLL (HPC-X, coll/hcoll)";
+  c.algorithm = "hcoll";
+  c.library_name = "hcoll allreduce (basesmuma fan-in, ptpcoll recursive doubling, fan-out)";
+  c.reason = "coll/hcoll priority 90 over coll/tuned";
+  return c;
+}
+
 std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
                                          std::string* why) {
   stacks::Chooser chooser = stacks::Chooser::machine;
-  bool ucc_stand_in = false;
   if (!scenario.stack.empty()) {
     chooser = stacks().find(scenario.stack).info().chooser;
   }
+  std::string stand_in;
   if (chooser == stacks::Chooser::ucc) {
     if (auto c = ucc11_default(collective, bytes)) {
       return c;
     }
     // collsim models UCC's choice for allreduce only: Open MPI's rules stand in elsewhere.
     chooser = stacks::Chooser::ompi41;
-    ucc_stand_in = true;
+    stand_in = "UCC";
+  } else if (chooser == stacks::Chooser::hcoll) {
+    if (auto c = hcoll_default(collective)) {
+      return c;
+    }
+    chooser = stacks::Chooser::ompi41;
+    stand_in = "HCOLL";
   }
   const bool nccl =
       chooser == stacks::Chooser::nccl ||
@@ -83,10 +103,10 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.ranks = ranks;
   call.bytes = bytes;
   auto choice = ompi41_default(call, registry);
-  if (choice && ucc_stand_in) {
-    choice->reason += fmt::format(" (UCC's own selection for {} is not modelled; Open MPI 4.1's "
+  if (choice && !stand_in.empty()) {
+    choice->reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "
                                   "rules stand in)",
-                                  core::to_string(collective));
+                                  stand_in, core::to_string(collective));
   }
   if (!choice && why != nullptr) {
     *why = fmt::format("Open MPI's {} of {} B over {} ranks has no uniform form collsim can "

@@ -216,6 +216,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     if (!engine.buffers.empty()) {
       ctx.buffers = stacks::buffers_from_name(engine.buffers);
     }
+    ctx.mpi = &engine.mpi;
     const core::Schedule schedule =
         stacks::lower(stack_registry(), registry.generate(algo, request), ctx, engine.stack);
     core::RunResult result = entry.run(schedule, topology, options, engine);
@@ -582,6 +583,7 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   if (!scenario.buffers.empty()) {
     ctx.buffers = stacks::buffers_from_name(scenario.buffers);
   }
+  ctx.mpi = &scenario.mpi;
   out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req), ctx, scenario.stack);
   out.result = entry.run(out.schedule, out.topology, options, engine);
   const std::string label =

@@ -102,15 +102,17 @@ std::string nccl_unavailable(const analysis::NcclChoice& enabled,
 analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
                                        const core::Scenario& scenario, const core::Topology& topo,
                                        const algorithms::Registry& registry, Explanation& out) {
-  if (library == LibraryKind::ucc) {
-    if (auto choice = analysis::ucc11_default(call.collective, call.bytes)) {
+  if (library == LibraryKind::ucc || library == LibraryKind::hcoll) {
+    const bool ucc = library == LibraryKind::ucc;
+    if (auto choice = ucc ? analysis::ucc11_default(call.collective, call.bytes)
+                          : analysis::hcoll_default(call.collective)) {
       return *choice;
     }
-    // collsim models UCC's selection for allreduce only: Open MPI's rules stand in.
+    // collsim models UCC's and HCOLL's selection for allreduce only: Open MPI's rules stand in.
     auto choice = default_choice(LibraryKind::ompi, call, scenario, topo, registry, out);
-    choice.reason += fmt::format(" (UCC's own selection for {} is not modelled; Open MPI 4.1's "
+    choice.reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "
                                  "rules stand in)",
-                                 core::to_string(call.collective));
+                                 ucc ? "UCC" : "HCOLL", core::to_string(call.collective));
     return choice;
   }
   if (library == LibraryKind::ompi) {
@@ -317,8 +319,8 @@ void add_explain(CLI::App& app) {
       ->required();
   cmd->add_option("--library", a->library,
                   "ompi (Open MPI 4.1 coll/tuned), nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 "
-                  "tl/ucp), both (nccl and ompi), or auto: the --stack's library, else nccl when "
-                  "the ranks are on GPUs (except barrier), else ompi")
+                  "tl/ucp), hcoll (HPC-X's HCOLL), both (nccl and ompi), or auto: the --stack's "
+                  "library, else nccl when the ranks are on GPUs (except barrier), else ompi")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "Engine: loggp or simgrid")->capture_default_str();
   cmd->add_option("--commutative", a->commutative,
@@ -340,8 +342,9 @@ void add_explain(CLI::App& app) {
       throw core::UnknownNameError("engine", a->engine, {"loggp", "simgrid"});
     }
     if (a->library != "auto" && a->library != "ompi" && a->library != "nccl" &&
-        a->library != "ucc" && a->library != "both") {
-      throw core::UnknownNameError("library", a->library, {"auto", "ompi", "nccl", "ucc", "both"});
+        a->library != "ucc" && a->library != "hcoll" && a->library != "both") {
+      throw core::UnknownNameError("library", a->library,
+                                   {"auto", "ompi", "nccl", "ucc", "hcoll", "both"});
     }
     if (a->commutative != "true" && a->commutative != "false") {
       throw core::UsageError(
@@ -372,6 +375,8 @@ void add_explain(CLI::App& app) {
       libraries = {LibraryKind::ompi};
     } else if (a->library == "auto" && chooser == stacks::Chooser::ucc) {
       libraries = {LibraryKind::ucc};
+    } else if (a->library == "auto" && chooser == stacks::Chooser::hcoll) {
+      libraries = {LibraryKind::hcoll};
     } else if (a->library == "auto") {
       libraries = {analysis::auto_library(topo, call.collective) == analysis::AutoLibrary::nccl
                        ? LibraryKind::nccl
@@ -379,9 +384,10 @@ void add_explain(CLI::App& app) {
     } else if (a->library == "both") {
       libraries = {LibraryKind::nccl, LibraryKind::ompi};
     } else {
-      libraries = {a->library == "nccl"  ? LibraryKind::nccl
-                   : a->library == "ucc" ? LibraryKind::ucc
-                                         : LibraryKind::ompi};
+      libraries = {a->library == "nccl"    ? LibraryKind::nccl
+                   : a->library == "ucc"   ? LibraryKind::ucc
+                   : a->library == "hcoll" ? LibraryKind::hcoll
+                                           : LibraryKind::ompi};
     }
     if (!gpus && libraries.front() == LibraryKind::nccl) {
       throw core::UsageError(fmt::format("--library {}: NCCL runs on GPUs, and scenario '{}' "

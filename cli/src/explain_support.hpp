@@ -18,12 +18,13 @@
 namespace collsim::cli::explain_detail {
 
 /// Which library's default is explained.
-enum class LibraryKind { ompi, nccl, ucc };
+enum class LibraryKind { ompi, nccl, ucc, hcoll };
 
 inline std::string_view key(LibraryKind l) {
   switch (l) {
   case LibraryKind::nccl: return "nccl";
   case LibraryKind::ucc: return "ucc";
+  case LibraryKind::hcoll: return "hcoll";
   case LibraryKind::ompi: break;
   }
   return "ompi";

@@ -21,9 +21,10 @@
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
-// [inter_node_efficiency=E] [fifo_slots=N]` (seconds,
-// bytes per second; NCCL's LL/LL128/Simple; the optional fields are core::Protocol's
-// port_per_link, stream_bandwidth, intra_node_efficiency, inter_node_efficiency and fifo_slots).
+// [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]`
+// (seconds, bytes per second; NCCL's LL/LL128/Simple; the optional fields are core::Protocol's
+// port_per_link, stream_bandwidth, intra_node_efficiency, inter_node_efficiency, fifo_slots,
+// intra_node_overhead and rendezvous_bytes).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
@@ -76,6 +77,12 @@ std::string print_schedule(const Schedule& s) {
     }
     if (pr.fifo_slots != 0) {
       fmt::format_to(it, " fifo_slots={}", pr.fifo_slots);
+    }
+    if (pr.intra_node_overhead.value >= 0.0) {
+      fmt::format_to(it, " intra_node_overhead={}", pr.intra_node_overhead.value);
+    }
+    if (pr.rendezvous_bytes != 0) {
+      fmt::format_to(it, " rendezvous_bytes={}", pr.rendezvous_bytes);
     }
     fmt::format_to(it, "\n");
   }
@@ -202,14 +209,14 @@ public:
           fail("stream_bandwidth must be positive");
         }
       }
-      if (!at_line_end() && text_.substr(pos_).starts_with("intra")) {
+      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_efficiency")) {
         expect_literal("intra_node_efficiency=");
         h.protocol.intra_node_efficiency = read_double("the intra-node payload efficiency");
         if (!(h.protocol.intra_node_efficiency > 0.0 && h.protocol.intra_node_efficiency <= 1.0)) {
           fail("intra_node_efficiency must be in (0, 1]");
         }
       }
-      if (!at_line_end() && peek_char() == 'i') {
+      if (!at_line_end() && text_.substr(pos_).starts_with("inter_node_efficiency")) {
         expect_literal("inter_node_efficiency=");
         h.protocol.inter_node_efficiency = read_double("the inter-node payload efficiency");
         if (!(h.protocol.inter_node_efficiency > 0.0 && h.protocol.inter_node_efficiency <= 1.0)) {
@@ -223,6 +230,17 @@ public:
           fail("fifo_slots must be from 1 to 1024");
         }
         h.protocol.fifo_slots = static_cast<std::uint32_t>(slots);
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_overhead")) {
+        expect_literal("intra_node_overhead=");
+        h.protocol.intra_node_overhead = Seconds{read_double("the intra-node overhead in seconds")};
+        if (!(h.protocol.intra_node_overhead.value >= 0.0)) {
+          fail("intra_node_overhead must be at least 0");
+        }
+      }
+      if (!at_line_end() && peek_char() == 'r') {
+        expect_literal("rendezvous_bytes=");
+        h.protocol.rendezvous_bytes = read_uint("the rendezvous threshold in bytes");
       }
       end_line();
     }

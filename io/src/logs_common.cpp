@@ -335,8 +335,7 @@ std::optional<std::uint32_t> type_size(std::string_view type) {
   return std::nullopt;
 }
 
-std::string excerpt(std::string_view text) {
-  constexpr std::size_t kMax = 80;
+std::string excerpt(std::string_view text, std::size_t kMax) {
   std::string out;
   std::size_t shown = 0;
   for (std::size_t i = 0; i < text.size();) {

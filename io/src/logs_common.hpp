@@ -55,7 +55,9 @@ std::optional<std::uint32_t> type_size(std::string_view type);
 
 /// The text of a line as a warning quotes it: control bytes and invalid UTF-8 escaped as \xNN,
 /// cut to about 80 characters.
-std::string excerpt(std::string_view text);
+std::string excerpt(std::string_view text, std::size_t max = 80);
+/// The most characters of a launch command kept whole (RunInfo::command_line).
+inline constexpr std::size_t kCommandLineMax = 4096;
 
 /// A command line that starts a benchmark (`mpirun -np 96 ... osu_reduce -d cuda -f`,
 /// `root@host:~/nccl-tests# ./build/all_reduce_perf -g 8`), as far as it tells the run's size.

@@ -172,6 +172,7 @@ private:
     if (auto cmd = command_at(lines_, i, consumed)) {
       warn_.seen();
       command_ = excerpt(cmd->text);
+      command_line_ = excerpt(cmd->text, kCommandLineMax);
       return consumed;
     }
     if (!line.comment) {
@@ -255,6 +256,7 @@ private:
     info.tool_version = tool_version_;
     info.mpi_version = mpi_version_;
     info.command = command_;
+    info.command_line = command_line_;
     info.line = run.line;
     info.rows = run.rows.size();
     info.out_of_place = true;
@@ -312,6 +314,7 @@ private:
   std::string reduction_type_;
   std::string op_;
   std::string command_;
+  std::string command_line_;
   Run pending_;
   std::optional<Run> run_;
   std::size_t last_header_line_ = 0;

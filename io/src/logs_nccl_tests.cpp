@@ -611,6 +611,7 @@ private:
     info.collective = collective_of(info.operation);
     if (run.pre.command) {
       info.command = excerpt(run.pre.command->text);
+      info.command_line = excerpt(run.pre.command->text, kCommandLineMax);
     }
     info.env = std::move(run.env);
     for (const Device& d : run.pre.devices) {

@@ -448,6 +448,7 @@ private:
                                                                              : "MPI_CHAR";
     if (run.command) {
       info.command = excerpt(run.command->text);
+      info.command_line = excerpt(run.command->text, kCommandLineMax);
       if (const auto d = run.command->arg("-d")) {
         info.accelerator = excerpt(*d);
       }

@@ -36,8 +36,10 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 9> kScenarioKeys{
-    "name", "base", "description", "topology", "simgrid", "nccl", "stack", "buffers", "studies"};
+constexpr std::array<std::string_view, 10> kScenarioKeys{
+    "name", "base", "description", "topology", "simgrid",
+    "nccl", "mpi",  "stack",       "buffers",  "studies"};
+constexpr std::array<std::string_view, 2> kMpiKeys{"call_overhead", "env"};
 constexpr std::array<std::string_view, 2> kBufferKinds{"device", "host"};
 constexpr std::array<std::string_view, 5> kNcclKeys{"call_overhead", "ll", "ll128", "simple",
                                                     "env"};
@@ -402,6 +404,8 @@ private:
         out.simgrid = simgrid(f.value, out.simgrid);
       } else if (f.key == "nccl") {
         out.nccl = nccl(f.value, out.nccl);
+      } else if (f.key == "mpi") {
+        out.mpi = mpi(f.value, out.mpi);
       } else if (f.key == "stack") {
         // The name is checked against the stack registry where the scenario is used (the
         // loader does not link the stacks); the position goes with it for that message.
@@ -465,6 +469,34 @@ private:
                                     : f.key == "ll128" ? out.ll128
                                                        : out.simple;
         p = nccl_protocol(f.value, p);
+      }
+    }
+    return out;
+  }
+
+  /// What the MPI stacks read; keys not written keep `out`'s values.
+  core::MpiSpec mpi(const Located& at, core::MpiSpec out) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    const Fields fields = read_map(at, kMpiKeys, {});
+    for (const auto& f : fields.fields) {
+      if (f.key == "call_overhead") {
+        out.call_overhead = seconds(f.value);
+      } else {
+        // Environment variables of the MPI library and its transports; the stacks read them
+        // (stacks/mpi_env.hpp) and report bad values at the positions kept here.
+        for (const auto& v : read_map(f.value, {}, {}).fields) {
+          const bool named = !v.key.empty() && std::all_of(v.key.begin(), v.key.end(), [](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+          });
+          if (!named) {
+            fail(v.key_pos, v.value.path,
+                 fmt::format("'{}' is not an environment variable name (such as UCX_TLS)", v.key));
+          }
+          out.env[v.key] = scalar(v.value, "a value such as 16k or rc,sm");
+          out.env_pos[v.key] = v.value.pos;
+        }
       }
     }
     return out;

@@ -1,5 +1,7 @@
 #include "collsim/stacks/nccl_env.hpp"
 
+#include "env_support.hpp"
+
 #include "collsim/core/errors.hpp"
 
 #include <fmt/format.h>
@@ -21,22 +23,12 @@ constexpr std::array<std::string_view, 6> kRead{"NCCL_ALGO",          "NCCL_PROT
                                                 "NCCL_NVLS_ENABLE",   "NCCL_COLLNET_ENABLE"};
 
 std::string lower(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (c != ' ') {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
+  return detail::lower_no_spaces(s);
 }
 
 [[noreturn]] void fail(const core::NcclSpec& spec, const std::string& name,
                        const std::string& msg) {
-  const auto it = spec.env_pos.find(name);
-  if (it == spec.env_pos.end() || it->second.file.empty()) {
-    throw core::UsageError(fmt::format("{}: {}", name, msg));
-  }
-  throw core::ScenarioError(it->second, "nccl.env." + name, msg);
+  detail::env_fail(spec.env_pos, "nccl.env", name, msg);
 }
 
 /// NCCL's list syntax: names separated by commas, all allowed, or with a leading '^' all but
@@ -124,13 +116,7 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
 }
 
 std::vector<std::string> ignored_nccl_env(const core::NcclSpec& spec) {
-  std::vector<std::string> out;
-  for (const auto& [name, value] : spec.env) {
-    if (std::find(kRead.begin(), kRead.end(), name) == kRead.end()) {
-      out.push_back(name);
-    }
-  }
-  return out;
+  return detail::unread(spec.env, kRead);
 }
 
 } // namespace collsim::stacks

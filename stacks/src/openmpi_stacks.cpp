@@ -24,6 +24,7 @@
 #include "host_staging.hpp"
 #include "nccl_model_constants.hpp"
 
+#include "collsim/stacks/mpi_env.hpp"
 #include "collsim/stacks/nccl_model.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/stacks/stack.hpp"
@@ -60,6 +61,26 @@ core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
   return s;
 }
 
+/// Host buffers moved by UCX's tag protocols (stacks/mpi_env.hpp): rendezvous above the
+/// threshold, the library's per-call cost at the start of every rank.
+core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
+  const MpiEnv env = parse_mpi_env(ctx.mpi);
+  core::Protocol p = s.header().protocol;
+  p.rendezvous_bytes = env.rendezvous_bytes;
+  p.launch = core::Seconds{p.launch.value + env.call_overhead.value};
+  s.set_protocol(p);
+  return s;
+}
+
+/// The data path of an MPI library over UCX that runs the schedule as generated: GPU-direct on
+/// device buffers, UCX's tag protocols on host buffers.
+core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx) {
+  if (ctx.buffers == Buffers::device && detail::on_gpus(s, ctx.topology)) {
+    return gpu_direct(std::move(s), ctx);
+  }
+  return host_protocols(std::move(s), ctx);
+}
+
 /// coll/cuda's staging (host_staging.hpp): the DMA over PCIe at its data rate and the network at
 /// the NIC kind's; one port per rank (the copies are synchronous, one after another).
 core::Schedule staged(const core::Schedule& s, const LowerContext& ctx) {
@@ -89,16 +110,23 @@ private:
   StackInfo info_;
 };
 
-class OpenMpi41 final : public MpiStack {
+/// Open MPI 4.1 over pml ucx whose collective component runs the schedule on host memory: on
+/// device buffers coll/cuda stages the reductions (host_staging.hpp); the rest over UCX.
+class StagingMpiStack : public MpiStack {
 public:
-  OpenMpi41() : MpiStack(describe()) {}
+  using MpiStack::MpiStack;
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
     if (ctx.buffers == Buffers::device && detail::stages(schedule, ctx.topology)) {
       return staged(schedule, ctx);
     }
-    return gpu_direct(std::move(schedule), ctx);
+    return over_ucx(std::move(schedule), ctx);
   }
+};
+
+class OpenMpi41 final : public StagingMpiStack {
+public:
+  OpenMpi41() : StagingMpiStack(describe()) {}
 
 private:
   static StackInfo describe() {
@@ -119,7 +147,7 @@ public:
   OpenMpi41Ucc() : MpiStack(describe()) {}
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
-    return gpu_direct(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
+    return over_ucx(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
   }
 
 private:
@@ -131,6 +159,28 @@ private:
             "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc; UCX v1.12 "
             "src/uct/cuda/cuda_ipc (per-peer streams)",
             Chooser::ucc};
+  }
+};
+
+/// Open MPI 4.1 with coll/hcoll (HPC-X): HCOLL takes the collectives it implements
+/// (coll_hcoll priority 90 over coll/tuned's 30: ompi/mca/coll/hcoll/coll_hcoll_component.c);
+/// its allreduce is the `hcoll` algorithm (allreduce_hcoll.cpp), the others are priced as
+/// Open MPI 4.1 runs them. Its point-to-point level (bcol ucx_p2p) sends over UCX like pml ucx.
+/// On GPU buffers it prices what openmpi-4.1 does [unverified for HCOLL's CUDA support].
+class Hpcx final : public StagingMpiStack {
+public:
+  Hpcx() : StagingMpiStack(describe()) {}
+
+private:
+  static StackInfo describe() {
+    return {"hpcx",
+            "HPC-X: Open MPI 4.1 with coll/hcoll: HCOLL's hierarchical allreduce (shared-memory "
+            "fan-in and fan-out around recursive doubling among node leaders, in 4 KiB "
+            "fragments, two in flight); other collectives as openmpi-4.1",
+            "HCOLL as Open MPI v1.8.8 coll/ml, bcol/basesmuma, bcol/ptpcoll (its open ancestor); "
+            "Open MPI v4.1.x ompi/mca/coll/hcoll; NVIDIA HPC-X documentation (HCOLL); UCX v1.12 "
+            "src/ucp/core/ucp_context.c, ucp_ep.c (rendezvous threshold)",
+            Chooser::hcoll};
   }
 };
 
@@ -169,6 +219,9 @@ std::unique_ptr<Stack> make_openmpi41_ucc_stack() {
 }
 std::unique_ptr<Stack> make_openmpi41_ucc_nccl_stack() {
   return std::make_unique<OpenMpi41UccNccl>();
+}
+std::unique_ptr<Stack> make_hpcx_stack() {
+  return std::make_unique<Hpcx>();
 }
 
 } // namespace collsim::stacks

@@ -75,6 +75,7 @@ Registry default_stacks() {
   r.add(make_openmpi41_stack());
   r.add(make_openmpi41_ucc_stack());
   r.add(make_openmpi41_ucc_nccl_stack());
+  r.add(make_hpcx_stack());
   return r;
 }
 

@@ -1,7 +1,8 @@
 // validate reads the library stack from a log (docs/stacks.md): coll/ucc enabled on the launch
-// command means UCC, UCC's NCCL team layer selected means UCC + NCCL, HCOLL has no stack yet, and
-// OSU's -d cuda puts the buffers on the device. The texts are OSU's output format with the launch
-// lines of the JSC study's configurations (their measured times are in docs/validation.md).
+// command means UCC, UCC's NCCL team layer selected means UCC + NCCL, coll/hcoll enabled means
+// the hpcx stack, and OSU's -d cuda puts the buffers on the device. The texts are OSU's output
+// format with the launch lines of the JSC study's configurations (their measured times are in
+// docs/validation.md).
 
 #include "collsim/analysis/measured_logs.hpp"
 #include "collsim/io/logs.hpp"
@@ -39,7 +40,7 @@ TEST_CASE("the stack a log's launch command shows", "[analysis][validate][stacks
       first_point(base + "-x OMPI_MCA_coll_ucc_enable=1 -x UCC_TL_NCCL_TUNE=inf" + osu);
   CHECK(nccl.stack == "openmpi-4.1+ucc+nccl");
   const auto hcoll = first_point(base + "--mca coll_hcoll_enable 1" + osu);
-  CHECK(hcoll.stack.empty());
+  CHECK(hcoll.stack == "hpcx");               // HPC-X's Open MPI with HCOLL
   const auto plain = first_point(base + osu); // the MPI library is not named: no stack
   CHECK(plain.stack.empty());
   CHECK(plain.buffers == "device");

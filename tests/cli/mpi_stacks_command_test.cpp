@@ -89,8 +89,19 @@ TEST_CASE("host buffers skip the staging that device buffers pay", "[cli][stacks
                             .at("results")
                             .at(0)
                             .at("time_us");
-  CHECK(host == Approx(direct).epsilon(1e-12));
+  // On host buffers the ring's 8 MiB steps move by UCX's rendezvous: two more latencies each.
+  CHECK(host > direct);
+  CHECK(host < 1.01 * direct);
   CHECK(device > 5 * host);
+  // With rendezvous off (UCX_RNDV_THRESH=inf) host buffers are exactly the direct stack.
+  const TempScenario eager("jsc_eager", "base: juwels-booster\nmpi: {env: {UCX_RNDV_THRESH: inf}}\n");
+  const double eager_host = run_json("sim --scenario " + eager.path +
+                                     " --stack openmpi-4.1 --buffers host --algorithm ring "
+                                     "--ranks 8 --sizes 64MiB --format json")
+                                .at("results")
+                                .at(0)
+                                .at("time_us");
+  CHECK(eager_host == Approx(direct).epsilon(1e-12));
 }
 
 TEST_CASE("bad stack names and refused algorithms are one error, exit 2", "[cli][stacks]") {
@@ -152,4 +163,58 @@ TEST_CASE("explain, tune and validate run under --stack", "[cli][stacks]") {
                           "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt");
   const json& row = v.at("rows").at(0);
   CHECK(row.at("chosen_by").get<std::string>().rfind("Open MPI 4.1", 0) == 0);
+}
+
+TEST_CASE("hpcx runs HCOLL's allreduce under auto; a log with coll/hcoll enabled names it",
+          "[cli][stacks][hpcx]") {
+  const json j = run_json("sim --scenario cpu-hdr100-epyc --stack hpcx --algorithm auto --ranks "
+                          "512 --sizes 8,1MiB --format json");
+  for (const json& row : j.at("results")) {
+    CHECK(row.at("stack") == "hpcx");
+    CHECK(row.at("params").get<std::string>().find("algorithm=hcoll") != std::string::npos);
+  }
+  // 1 MiB is 256 fragments of 4 KiB, two in flight: far slower than one 8 B fragment.
+  CHECK(j.at("results").at(1).at("time_us").get<double>() >
+        100 * j.at("results").at(0).at("time_us").get<double>());
+  // The ucc#981 log's launch command enables coll/hcoll: validate runs it under hpcx.
+  const json v = run_json("validate --scenario cpu-hdr100-epyc --log "
+                          "tests/data/logs/ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt "
+                          "--format json");
+  for (const json& row : v.at("rows")) {
+    CHECK(row.at("algorithm") == "hcoll");
+    CHECK(row.at("chosen_by").get<std::string>().find("stack hpcx from the log") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("the mpi section's UCX variables: a bad value is one error at its place, exit 2",
+          "[cli][stacks][mpi]") {
+  const TempScenario tls("bad_ucx_tls", "base: cpu-hdr100-epyc\nstack: openmpi-4.1\nmpi:\n"
+                                        "  env: {UCX_TLS: \"rc,sm,shmem\"}\n");
+  const auto t =
+      run_collsim("sim --scenario " + tls.path + " --algorithm ring --ranks 4 --sizes 1KiB");
+  CHECK(t.code == 2);
+  CHECK(t.err.rfind(tls.path + ":5:18: error: mpi.env.UCX_TLS: unknown UCX transport 'shmem'", 0) ==
+        0);
+  const TempScenario thresh("bad_ucx_rndv", "base: cpu-hdr100-epyc\nstack: hpcx\nmpi:\n"
+                                            "  env: {UCX_RNDV_THRESH: 8 KiB}\n");
+  const auto r =
+      run_collsim("sim --scenario " + thresh.path + " --algorithm ring --ranks 4 --sizes 1KiB");
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind(thresh.path + ":5:26: error: mpi.env.UCX_RNDV_THRESH: expected a size such "
+                                  "as 8k",
+                    0) == 0);
+  // A good threshold moves the eager/rendezvous step: a 16 KiB ring step is eager under 64k.
+  const TempScenario eager("ucx_rndv_64k", "base: cpu-hdr100-epyc\nstack: openmpi-4.1\nmpi:\n"
+                                           "  env: {UCX_RNDV_THRESH: 64k}\n");
+  const auto time = [](const std::string& scenario) {
+    return run_json("sim --scenario " + scenario +
+                    " --algorithm ring --ranks 8 --sizes 128KiB --format json")
+        .at("results")
+        .at(0)
+        .at("time_us")
+        .get<double>();
+  };
+  const TempScenario rndv("ucx_rndv_auto", "base: cpu-hdr100-epyc\nstack: openmpi-4.1\n");
+  CHECK(time(eager.path) < time(rndv.path));
 }

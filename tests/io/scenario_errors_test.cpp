@@ -33,7 +33,7 @@ struct BadScenario {
 std::vector<BadScenario> bad_scenarios() {
   return {
   // Unknown, misplaced and repeated keys.
-  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, stack, buffers, studies"},
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies"},
   {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, stacks, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
@@ -52,8 +52,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
   {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
   // Wrong types and shapes.
-  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, stack, buffers, studies), got nothing"},
-  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, stack, buffers, studies), got a list"},
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies), got a list"},
   {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
   {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
   {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
@@ -170,6 +170,8 @@ std::vector<BadScenario> bad_scenarios() {
   // The SimGrid engine's settings.
   {"nccl_unknown_protocol.yaml", "nccl_unknown_protocol.yaml:6:3: error: nccl.ll64: unknown key 'll64' (did you mean 'll'?); valid keys are: call_overhead, ll, ll128, simple, env"},
   {"nccl_env_not_nccl.yaml", "nccl_env_not_nccl.yaml:7:5: error: nccl.env.CUDA_VISIBLE_DEVICES: 'CUDA_VISIBLE_DEVICES' is not an NCCL environment variable (they start with NCCL_)"},
+  {"mpi_unknown_key.yaml", "mpi_unknown_key.yaml:6:3: error: mpi.rndv_thresh: unknown key 'rndv_thresh'; valid keys are: call_overhead, env"},
+  {"mpi_env_not_a_variable.yaml", "mpi_env_not_a_variable.yaml:7:5: error: mpi.env.ucx-tls: 'ucx-tls' is not an environment variable name (such as UCX_TLS)"},
   {"nccl_efficiency_above_one.yaml", "nccl_efficiency_above_one.yaml:7:24: error: nccl.simple.efficiency_factor: expected a number greater than 0 and at most 1, got 1.2"},
   {"nccl_call_overhead_without_unit.yaml", "nccl_call_overhead_without_unit.yaml:6:18: error: nccl.call_overhead: expected a duration like '1.5 us', '200 ns' or '2 ms', got '20'"},
   {"simgrid_bad_send_port.yaml", "simgrid_bad_send_port.yaml:6:14: error: simgrid.send_port: unknown send port 'parallel'; valid values are: serial, shared"},

@@ -207,13 +207,15 @@ TEST_CASE("every example in docs/scenario-format.md loads", "[io][scenario][docs
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
-    } else if (block.rfind("simgrid:", 0) == 0 || block.rfind("nccl:", 0) == 0) {
+    } else if (block.rfind("simgrid:", 0) == 0 || block.rfind("nccl:", 0) == 0 ||
+               block.rfind("mpi:", 0) == 0) {
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
       text += minimal_studies;
     } else {
-      FAIL("an example that is neither a scenario nor a topology, simgrid or studies section");
+      FAIL("an example that is neither a scenario nor a topology, simgrid, nccl, mpi or studies "
+           "section");
     }
     CHECK_NOTHROW(parse_scenario(text, "scenario-format.md"));
   }
@@ -479,4 +481,25 @@ TEST_CASE("the nccl section sets the call overhead and per-protocol factors, a d
   CHECK(b.nccl.ll.efficiency_factor == 1.0);
   CHECK(b.nccl.ll128 == collsim::core::NcclProtocolSpec{});
   CHECK(b.nccl.simple.efficiency_factor == 0.8);
+}
+
+TEST_CASE("the mpi section keeps the call overhead and the environment with positions",
+          "[io][scenario][mpi]") {
+  const auto s = parse_scenario("name: m\ntopology: {kind: uniform}\n"
+                                "mpi:\n  call_overhead: 1.5 us\n"
+                                "  env: {UCX_RNDV_THRESH: 32k, UCX_TLS: \"rc,sm\"}\n"
+                                "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, "
+                                "sizes: 8B}]\n",
+                                "m.yaml");
+  CHECK(s.mpi.call_overhead.value == Approx(1.5e-6));
+  CHECK(s.mpi.env.at("UCX_RNDV_THRESH") == "32k");
+  CHECK(s.mpi.env.at("UCX_TLS") == "rc,sm");
+  CHECK(s.mpi.env_pos.at("UCX_TLS") == collsim::core::SourcePos{"m.yaml", 5, 40});
+  // Unset: a negative call overhead (the stack's own) and no variables.
+  const auto d = parse_scenario("name: d\ntopology: {kind: uniform}\n"
+                                "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, "
+                                "sizes: 8B}]\n",
+                                "d.yaml");
+  CHECK(d.mpi == collsim::core::MpiSpec{});
+  CHECK(d.mpi.call_overhead.value < 0);
 }

@@ -102,12 +102,21 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
     req.topology = &topo;
     return registry.generate(algo, req);
   };
+  // Host buffers: the operations as generated, under UCX's tag protocols (rendezvous above
+  // its auto threshold's floor, 8 KiB: mpi_env.hpp).
+  core::Protocol ucx;
+  ucx.rendezvous_bytes = 8192;
+  const auto over_ucx = [&](CollectiveKind c, const char* name) {
+    core::Schedule s = plain(c, name);
+    s.set_protocol(ucx);
+    return s;
+  };
   CHECK(lower("openmpi-4.1", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
               stacks::Buffers::host)
-            .schedule == plain(CollectiveKind::allreduce, "rabenseifner"));
+            .schedule == over_ucx(CollectiveKind::allreduce, "rabenseifner"));
   CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec,
               stacks::Buffers::host)
-            .schedule == plain(CollectiveKind::allgather, "ring"));
+            .schedule == over_ucx(CollectiveKind::allgather, "ring"));
   // A device allgather is GPU-direct (no staging): the operations as generated.
   CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec)
             .schedule.op_count() == plain(CollectiveKind::allgather, "ring").op_count());
@@ -122,10 +131,10 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
   direct.intra_node_efficiency = 12.0 / 15.75; // PCIe, no NVLink in this node
   expected.set_protocol(direct);
   CHECK(ucc == expected);
-  // Host buffers: as generated.
+  // Host buffers: as generated, over UCX.
   CHECK(lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
               stacks::Buffers::host)
-            .schedule == plain(CollectiveKind::allreduce, "rabenseifner"));
+            .schedule == over_ucx(CollectiveKind::allreduce, "rabenseifner"));
 }
 
 TEST_CASE("staged schedules keep every reduction's semantics", "[stacks][openmpi]") {
@@ -191,7 +200,7 @@ TEST_CASE("stacks are found by name and refuse what their library does not run",
   const auto& ring = registry.find(CollectiveKind::allreduce, "ring");
   const auto& nccl_ring = registry.find(CollectiveKind::allreduce, "nccl_ring");
   CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
-                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl"});
+                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl", "hpcx"});
   // With no stack named, the library stacks never run anything.
   CHECK(stacks.resolve("", ring).info().name == "direct");
   CHECK(stacks.resolve("", nccl_ring).info().name == "nccl");

@@ -10,14 +10,15 @@ namespace {
 /// The stack a run's launch command and MPI library line show (docs/stacks.md): Open MPI with
 /// coll/ucc enabled (`--mca coll_ucc_enable 1` or OMPI_MCA_coll_ucc_enable=1) runs UCC, with
 /// UCC's NCCL team layer where UCC_TL_NCCL_TUNE or UCC_CL_BASIC_TLS names nccl; Open MPI 4.1
-/// named by the log, on device buffers, stages through the host. HCOLL and other libraries have
-/// no stack yet: "".
+/// named by the log, on device buffers, stages through the host; coll/hcoll enabled
+/// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL. Other libraries have no stack
+/// yet: "".
 std::string log_stack(const std::string& command, const std::string& mpi_library, bool device) {
   const bool ucc = command.find("coll_ucc_enable 1") != std::string::npos ||
                    command.find("coll_ucc_enable=1") != std::string::npos;
   if (command.find("coll_hcoll_enable 1") != std::string::npos ||
       command.find("coll_hcoll_enable=1") != std::string::npos) {
-    return "";
+    return "hpcx";
   }
   if (ucc) {
     const bool nccl = command.find("UCC_TL_NCCL_TUNE") != std::string::npos ||
@@ -54,7 +55,7 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   p.element_bytes = m.count > 0 ? static_cast<std::uint32_t>(m.bytes / m.count) : 0;
   p.mpi_library = log.runs.at(m.run).mpi_version;
   // Open MPI with HCOLL or UCC enabled on the command line runs their collectives, not coll/tuned.
-  const std::string& command = log.runs.at(m.run).command;
+  const std::string& command = log.runs.at(m.run).command_line;
   for (const char* component : {"hcoll", "ucc"}) {
     if (command.find(fmt::format("coll_{}_enable 1", component)) != std::string::npos) {
       p.mpi_library += fmt::format(" (coll/{} enabled)", component);

@@ -413,7 +413,6 @@ private:
     const OpId base = s_.rank_begin(r);
     const std::size_t end = lanes_.end(l);
     const core::EndpointParams& ep = *rs.endpoint;
-    const double o = ep.overhead.value;
     while (ls.next < end) {
       const OpId id = lanes_.op_at(ls.next);
       double ready = ls.last_issue;
@@ -452,6 +451,7 @@ private:
           }
           stream_free = &rs.stream_free[s_.stream(id)];
         }
+        const double o = overhead(ep, r, peer);
         const double duration = rate_time(wire_bytes(m, r, peer), rc.bottleneck);
         double start = 0.0;
         double end = 0.0;
@@ -484,7 +484,7 @@ private:
         if (!wire_.empty()) {
           wire_[recv].first = inject;
         }
-        queue_.push(Arrival{inject + latency(rc, r, peer), recv, peer});
+        queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, peer});
         // The arrival is handled after the other ranks' events of this wave: load what it will
         // touch now, so those loads overlap instead of each stalling on memory.
         __builtin_prefetch(ops_.data() + recv);
@@ -510,9 +510,16 @@ private:
     }
   }
 
+  /// o of a message between ranks a and b: the protocol's intra-node overhead where it sets one
+  /// (a shared-memory transport without MPI's matching), else the endpoint's.
+  [[nodiscard]] double overhead(const core::EndpointParams& ep, Rank a, Rank b) const {
+    const double intra = protocol_.intra_node_overhead.value;
+    return intra >= 0 && routes_.same_node(a, b) ? intra : ep.overhead.value;
+  }
+
   void complete_receive(OpId id, Rank r, double issued, double data_in) {
     const core::EndpointParams& ep = *ranks_[r].endpoint;
-    double end = std::max(issued, data_in) + ep.overhead.value;
+    double end = std::max(issued, data_in) + overhead(ep, r, s_.peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
       end += rate_time(s_.length(id), ep.reduce_bandwidth);
     }
@@ -572,6 +579,11 @@ private:
   /// where that is larger. NCCL's hwLatencies are whole per-step latencies measured over a link
   /// class (algorithms.md 3.1), so they replace the route's latency rather than add to it; the
   /// route still bounds it from below (a slower fabric than NCCL's tables assume).
+  /// Whether a message of m payload bytes waits for the rendezvous handshake (Protocol::
+  /// rendezvous_bytes): its data then flies after two more latencies (the request and the reply).
+  [[nodiscard]] bool rendezvous(std::uint64_t m) const {
+    return protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes;
+  }
   [[nodiscard]] double latency(const core::RouteCost& rc, Rank from, Rank to) const {
     if (plain_) {
       return rc.latency.value;

@@ -436,7 +436,7 @@ private:
     case OpKind::send: {
       const Rank peer = s_.peer(id);
       const PlanRoute& route = plan_.route(r, peer);
-      const double o = ep.overhead.value;
+      const double o = overhead(ep, r, peer);
       double start = t;
       if (!rs.agent) {
         start = std::max(start, rs.cpu_free);
@@ -458,7 +458,12 @@ private:
         // may be reused then), whenever the flow itself starts (see send_done_by_now).
         st.end = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
       }
-      const double begin = inject + extra_latency(route, r, peer);
+      double begin = inject + extra_latency(route, r, peer);
+      if (protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes) {
+        // The rendezvous handshake (Protocol::rendezvous_bytes): the request and the reply, each
+        // a message's latency, before the data flow starts (as on the loggp engine).
+        begin += 2 * (route.latency + extra_latency(route, r, peer));
+      }
       if (begin - t > kEpsilon) {
         delay_until(r, begin, id);
       } else {
@@ -478,11 +483,18 @@ private:
     }
   }
 
+  /// o of a message between a and b (as the loggp engine): the protocol's intra-node overhead
+  /// where it sets one, else the endpoint's.
+  [[nodiscard]] double overhead(const core::EndpointParams& ep, Rank a, Rank b) const {
+    const double intra = protocol_.intra_node_overhead.value;
+    return intra >= 0 && node_key_[a] == node_key_[b] ? intra : ep.overhead.value;
+  }
+
   /// A receive whose message is in and which has been issued: o, then the reduction if any.
   void finish_receive(OpId id) {
     const Rank r = s_.rank_of(id);
     const core::EndpointParams& ep = *ranks_[r].endpoint;
-    double d = ep.overhead.value;
+    double d = overhead(ep, r, s_.peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
       d += rate_time(s_.length(id), ep.reduce_bandwidth);
     }

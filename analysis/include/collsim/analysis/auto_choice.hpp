@@ -35,6 +35,10 @@ enum class AutoLibrary { nccl, ompi };
 [[nodiscard]] std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective,
                                                          core::Bytes bytes);
 
+/// HCOLL's choice (the hpcx stack): its hierarchical allreduce (the `hcoll` algorithm); nullopt
+/// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
+[[nodiscard]] std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective);
+
 /// The library's choice for one call on `topo` (built from `scenario` for `ranks`), by the
 /// scenario's stack (stacks::Chooser; with no stack named: by the machine): NCCL's
 /// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's

@@ -21,6 +21,7 @@ struct EngineChoice {
   std::string name = "loggp";
   core::SimgridSpec simgrid;
   core::NcclSpec nccl; ///< the scenario's corrections to NCCL's protocols (the NCCL stack's)
+  core::MpiSpec mpi;   ///< what the MPI stacks read (the scenario's `mpi:` section)
   /// The scenario's topology section, where known: what NCCL's model reads beyond the graph
   /// (the CPU vendor) when it chooses an NCCL algorithm's parameters.
   std::optional<core::TopologySpec> topology;
@@ -33,8 +34,8 @@ struct EngineChoice {
   EngineChoice(std::string_view n, core::SimgridSpec s) : name(n), simgrid(std::move(s)) {}
   /// The engine `n` with the scenario's SimGrid settings, NCCL corrections and topology.
   EngineChoice(std::string_view n, const core::Scenario& scenario)
-      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl), topology(scenario.topology),
-        stack(scenario.stack), buffers(scenario.buffers) {}
+      : name(n), simgrid(scenario.simgrid), nccl(scenario.nccl), mpi(scenario.mpi),
+        topology(scenario.topology), stack(scenario.stack), buffers(scenario.buffers) {}
 };
 
 /// One engine of the registry: its name, what it is, whether it runs schedules (loggp, simgrid)

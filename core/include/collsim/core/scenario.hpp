@@ -275,6 +275,18 @@ struct NcclSpec {
   bool operator==(const NcclSpec&) const = default;
 };
 
+/// What the MPI stacks read beyond the hardware (`mpi:`; stacks/mpi_env.hpp): the library's
+/// per-call cost and the environment variables the measured runs set (UCX_RNDV_THRESH, UCX_TLS,
+/// ...), by name, as written.
+struct MpiSpec {
+  /// Host time per collective call before the first message (library entry, algorithm
+  /// selection); negative: the stack's own (none yet).
+  Seconds call_overhead{-1.0};
+  std::map<std::string, std::string> env;
+  std::map<std::string, SourcePos> env_pos; ///< where each value is written
+  bool operator==(const MpiSpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -282,6 +294,7 @@ struct Scenario {
   TopologySpec topology;
   SimgridSpec simgrid;
   NcclSpec nccl;
+  MpiSpec mpi;
   /// The library stack that runs the studies (`stack:`; stacks::Registry names); empty: each
   /// algorithm's own (NCCL's algorithms on the NCCL stack, the others on "direct").
   std::string stack;

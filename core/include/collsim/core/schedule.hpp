@@ -107,6 +107,16 @@ struct Protocol {
   /// waits for the peer's head to pass step - NCCL_STEPS). The k-th send on a connection starts
   /// no earlier than the receive of the (k - fifo_slots)-th completes. 0: unbounded.
   std::uint32_t fifo_slots = 0;
+  /// The software overhead o of a message within a node when >= 0, in place of the endpoint's
+  /// (MPI's matching send and receive): a library whose intra-node transport is flags and
+  /// payload in a shared segment, polled by the peer, pays only the route's latency (one cache
+  /// line moving between cores) and the data time (HCOLL's basesmuma; stacks/hpcx_stack.cpp).
+  Seconds intra_node_overhead{-1.0};
+  /// Rendezvous: a message of more than this many payload bytes moves only after a handshake, the
+  /// sender's ready-to-send reaching the receiver and the receiver's request (UCX's RDMA GET, ob1's
+  /// clear-to-send) coming back: two more route latencies before its data (UCX's rndv protocol,
+  /// src/ucp/tag/rndv.c; Open MPI ob1's pml_ob1_sendreq.c). 0: every message eager.
+  std::uint64_t rendezvous_bytes = 0;
   bool operator==(const Protocol&) const = default;
 };
 

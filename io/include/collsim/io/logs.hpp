@@ -91,7 +91,10 @@ struct LogInfo {
   /// "launch command", "#processes", "point-to-point" (OSU pt2pt tests use 2), "collsim-probe
   /// header", "--ranks" (LogShape), or "" (unknown).
   std::string ranks_source;
-  std::string command; ///< the launch command line seen before the run, if any
+  std::string command; ///< the launch command line seen before the run, if any (80 characters)
+  /// The same command whole (printable, up to 4096 characters): what the model reads from it
+  /// (the stack: coll/hcoll or coll/ucc enabled, UCC's variables).
+  std::string command_line;
   /// NCCL_ variables the run set (nccl-tests logs), in the order the log shows them: variables
   /// exported earlier in the file, then those of the run's own command and NCCL's INFO lines.
   /// A later setting of a name wins.

@@ -1,0 +1,43 @@
+#pragma once
+// What the MPI stacks read beyond the hardware (scenario `mpi: {call_overhead: ..., env: {...}}`),
+// as UCX v1.12 reads it (src/ucp/core/ucp_context.c):
+//   UCX_RNDV_THRESH  the message size from which a message moves by rendezvous: a size in UCX's
+//                    memory units (a number with an optional b, k, kb, m, mb, g, gb suffix, powers
+//                    of 1024), `inf` (never) or `auto` (the default: UCX computes it from the
+//                    transports' costs, ucp_ep_config_calc_rndv_thresh, never below the eager
+//                    transport's bounce-buffer size, which is 8 KiB for rc, dc, mm and tcp:
+//                    UCX_RC_SEG_SIZE / UCX_MM_SEG_SIZE 8256 B less headers; collsim uses that
+//                    floor, so it sends rendezvous earlier than UCX's computed value may);
+//   UCX_TLS          the transports (a comma list of UCX's names and aliases, `^` in front to
+//                    exclude them): checked against UCX's list, kept for reports; the model does
+//                    not yet price transports differently.
+// Other variables are kept and ignored (ignored_mpi_env lists them).
+
+#include "collsim/core/scenario.hpp"
+#include "collsim/core/units.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collsim::stacks {
+
+/// UCX's rendezvous threshold under `auto`, as collsim models it (see above).
+inline constexpr std::uint64_t kUcxAutoRndvThresh = 8192;
+
+struct MpiEnv {
+  /// Messages of more than this many bytes move by rendezvous; 0: never (UCX_RNDV_THRESH=inf).
+  std::uint64_t rendezvous_bytes = kUcxAutoRndvThresh;
+  std::vector<std::string> tls; ///< UCX_TLS entries as written (empty: all)
+  bool tls_excluded = false;    ///< UCX_TLS starts with '^'
+  core::Seconds call_overhead{0.0};
+};
+
+/// Reads `spec` (null: the defaults). A bad value throws ScenarioError at its position
+/// (`mpi.env.UCX_TLS`), or UsageError when the map did not come from a file.
+MpiEnv parse_mpi_env(const core::MpiSpec* spec);
+
+/// The variables of `spec.env` that the model does not read.
+std::vector<std::string> ignored_mpi_env(const core::MpiSpec& spec);
+
+} // namespace collsim::stacks

@@ -1,0 +1,111 @@
+#include "collsim/stacks/mpi_env.hpp"
+
+#include "env_support.hpp"
+
+#include "collsim/core/errors.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <string_view>
+
+namespace collsim::stacks {
+namespace {
+
+constexpr std::array<std::string_view, 2> kRead{"UCX_RNDV_THRESH", "UCX_TLS"};
+
+/// UCX v1.12's transport names and the aliases of ucp_tl_aliases (src/ucp/core/ucp_context.c).
+constexpr std::array<std::string_view, 40> kTransports{
+    "all",      "self", "tcp",       "sm",       "shm",       "mm",      "posix",     "sysv",
+    "xpmem",    "knem", "cma",       "ib",       "rc",        "rc_v",    "rc_x",      "rc_verbs",
+    "rc_mlx5",  "ud",   "ud_v",      "ud_x",     "ud_verbs",  "ud_mlx5", "dc",        "dc_x",
+    "dc_mlx5",  "ugni", "ugni_smsg", "ugni_udt", "ugni_rdma", "cuda",    "cuda_copy", "cuda_ipc",
+    "gdr_copy", "rocm", "rocm_copy", "rocm_ipc", "rocm_gdr",  "sockcm",  "rdmacm",    "cm"};
+
+[[noreturn]] void fail(const core::MpiSpec& spec, const std::string& name, const std::string& msg) {
+  detail::env_fail(spec.env_pos, "mpi.env", name, msg);
+}
+
+std::string lower(std::string_view s) {
+  return detail::lower_no_spaces(s);
+}
+
+/// UCX's memory units (ucs_str_to_memunits): inf, auto, or a count with an optional b, k, kb,
+/// m, mb, g, gb suffix (powers of 1024). Returns 0 for inf, kUcxAutoRndvThresh for auto.
+std::uint64_t memunits(const core::MpiSpec& spec, const std::string& name,
+                       const std::string& value) {
+  const std::string v = lower(value);
+  if (v == "inf") {
+    return 0;
+  }
+  if (v == "auto") {
+    return kUcxAutoRndvThresh;
+  }
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  const std::string_view unit(end, static_cast<std::size_t>(v.data() + v.size() - end));
+  std::uint64_t scale = 0;
+  if (unit.empty() || unit == "b") {
+    scale = 1;
+  } else if (unit == "k" || unit == "kb") {
+    scale = std::uint64_t{1} << 10;
+  } else if (unit == "m" || unit == "mb") {
+    scale = std::uint64_t{1} << 20;
+  } else if (unit == "g" || unit == "gb") {
+    scale = std::uint64_t{1} << 30;
+  }
+  if (ec != std::errc{} || end == v.data() || scale == 0 || n == 0) {
+    fail(spec, name,
+         fmt::format("expected a size such as 8k, 64kb or 1m (UCX memory units, powers of 1024), "
+                     "inf or auto, got '{}'",
+                     value));
+  }
+  return n * scale;
+}
+
+} // namespace
+
+MpiEnv parse_mpi_env(const core::MpiSpec* spec) {
+  MpiEnv env;
+  if (spec == nullptr) {
+    return env;
+  }
+  if (spec->call_overhead.value >= 0) {
+    env.call_overhead = spec->call_overhead;
+  }
+  if (const auto it = spec->env.find("UCX_RNDV_THRESH"); it != spec->env.end()) {
+    env.rendezvous_bytes = memunits(*spec, it->first, it->second);
+  }
+  if (const auto it = spec->env.find("UCX_TLS"); it != spec->env.end()) {
+    std::string_view v = it->second;
+    env.tls_excluded = !v.empty() && v.front() == '^';
+    if (env.tls_excluded) {
+      v.remove_prefix(1);
+    }
+    while (!v.empty()) {
+      const std::size_t comma = v.find(',');
+      const std::string item = lower(v.substr(0, comma));
+      v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+      if (std::find(kTransports.begin(), kTransports.end(), item) == kTransports.end()) {
+        fail(*spec, it->first,
+             fmt::format("unknown UCX transport '{}' (UCX 1.12 knows: {})", item,
+                         fmt::join(kTransports, ", ")));
+      }
+      env.tls.push_back(item);
+    }
+    if (env.tls.empty()) {
+      fail(*spec, it->first, "expected a comma list of UCX transports such as rc,sm,self");
+    }
+  }
+  return env;
+}
+
+std::vector<std::string> ignored_mpi_env(const core::MpiSpec& spec) {
+  return detail::unread(spec.env, kRead);
+}
+
+} // namespace collsim::stacks

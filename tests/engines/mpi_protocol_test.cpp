@@ -1,0 +1,98 @@
+// Two library-level costs of core::Protocol that both engines price: a shared-memory transport
+// without MPI's matching (intra_node_overhead: HCOLL's basesmuma) and the rendezvous handshake
+// above a size (rendezvous_bytes: UCX's rndv, ob1's RTS/CTS). Formulas in the tests.
+
+#include "collsim/engines/loggp.hpp"
+#include "collsim/engines/simgrid.hpp"
+#include "collsim/topologies/build.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace collsim;
+using core::Buffer;
+
+namespace {
+
+constexpr double kOverhead = 2e-6; // the endpoint's o, large so that it shows
+
+/// Two CPU nodes of two cores each, one NIC per node on one switch.
+core::Topology cpu_nodes() {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = 2;
+  spec.system.node.cpu.sockets = 1;
+  spec.system.node.cpu.numa_per_socket = 1;
+  spec.system.node.cpu.cores_per_socket = 2;
+  spec.system.node.cpu.memory_bandwidth = core::Bandwidth{40e9};
+  spec.system.node.cpu.memory_latency = core::Seconds{0.2e-6};
+  spec.system.node.nics = 1;
+  spec.system.node.nic_bandwidth = core::Bandwidth{12.5e9};
+  spec.endpoint.overhead = core::Seconds{kOverhead};
+  return topologies::build(spec, 4);
+}
+
+/// Rank 0 sends m bytes to rank `to`, which receives them; the other ranks idle.
+core::Schedule one_message(core::Rank to, std::uint64_t m, core::Protocol protocol) {
+  core::ScheduleHeader h;
+  h.collective = core::CollectiveKind::bcast;
+  h.ranks = 4;
+  h.bytes = core::Bytes{m};
+  h.data_bytes = m;
+  h.protocol = std::move(protocol);
+  core::Schedule s(h);
+  for (core::Rank r = 0; r < 4; ++r) {
+    s.begin_rank(r);
+    if (r == 0) {
+      s.send(to, {Buffer::data, 0, m});
+    } else if (r == to) {
+      s.recv(0, {Buffer::data, 0, m});
+    }
+  }
+  s.finish();
+  return s;
+}
+
+double loggp(const core::Schedule& s, const core::Topology& t) {
+  return engines::LogGPEngine{}.run(s, t, {}).time.value;
+}
+double simgrid(const core::Schedule& s, const core::Topology& t) {
+  return engines::SimgridEngine{}.run(s, t, {}).time.value;
+}
+
+} // namespace
+
+TEST_CASE("a shared-memory transport without matching pays no o inside a node, o between nodes",
+          "[engines][protocol]") {
+  const core::Topology t = cpu_nodes();
+  constexpr std::uint64_t kM = 4096;
+  core::Protocol shm;
+  shm.intra_node_overhead = core::Seconds{0.0};
+  for (const auto& [name, run] : {std::pair{"loggp", &loggp}, std::pair{"simgrid", &simgrid}}) {
+    CAPTURE(name);
+    // Inside the node the two o (send and receive) go; the latency and data time stay.
+    const double mpi = run(one_message(1, kM, {}), t);
+    const double flags = run(one_message(1, kM, shm), t);
+    CHECK(mpi - flags == Approx(2 * kOverhead).epsilon(1e-6));
+    const core::RouteCost rc = t.route_cost_between(t.device_of(0), t.device_of(1));
+    CHECK(flags == Approx(rc.latency.value + kM / rc.bottleneck.bytes_per_second).epsilon(0.02));
+    // Between nodes the endpoint's o stays.
+    CHECK(run(one_message(2, kM, shm), t) == Approx(run(one_message(2, kM, {}), t)));
+  }
+}
+
+TEST_CASE("a message above the rendezvous threshold waits two more latencies, one at it does not",
+          "[engines][protocol]") {
+  const core::Topology t = cpu_nodes();
+  constexpr std::uint64_t kM = 16384;
+  const double l = t.route_cost_between(t.device_of(0), t.device_of(2)).latency.value;
+  core::Protocol at;
+  at.rendezvous_bytes = kM; // eager: the message is not above the threshold
+  core::Protocol below = at;
+  below.rendezvous_bytes = kM - 1;
+  for (const auto& [name, run] : {std::pair{"loggp", &loggp}, std::pair{"simgrid", &simgrid}}) {
+    CAPTURE(name);
+    const double eager = run(one_message(2, kM, {}), t);
+    CHECK(run(one_message(2, kM, at), t) == Approx(eager));
+    CHECK(run(one_message(2, kM, below), t) - eager == Approx(2 * l).epsilon(1e-3));
+  }
+}
