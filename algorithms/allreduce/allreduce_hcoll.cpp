@@ -17,11 +17,17 @@
 //   - bcol_ptpcoll_allreduce.c: recursive k-ing with k_nomial_radix 2 (recursive doubling, extra
 //     ranks folded in) among the leaders.
 //
+//   - sbgp_base_frame.c: the default subgroups "basesmsocket,basesmuma,ibnet,p2p": a socket's
+//     ranks, then a node's socket leaders, then the node leaders over the network.
+//
 // Schedule: fragments f = 0, 1, ... of `fragment` bytes (the last shorter); fragment f composed
-// (compose.hpp) of binary-tree reduces inside every node to its lowest rank, recursive doubling
-// among the node leaders and k-nomial bcasts of radix `fanout_radix` inside every node, in lane
-// f mod depth: on each rank a fragment starts when the fragment `depth` before it has finished
-// there. Without a topology every rank is a node of its own: fragmented recursive doubling.
+// (compose.hpp) of binary-tree reduces inside every socket to its lowest rank and among every
+// node's socket leaders to the node's lowest rank, recursive doubling among the node leaders, and
+// k-nomial bcasts of radix `fanout_radix` back down the node's socket leaders and every socket,
+// in lane f mod depth: on each rank a fragment starts when the fragment `depth` before it has
+// finished there. A core's socket is its device's host (system topologies); without one a node
+// is one group; without a topology every rank is a node of its own: fragmented recursive
+// doubling.
 //
 // Cost (not exact, no closed form): per fragment of s bytes on N nodes of q ranks,
 // log2(q) (L_shm + s g) + log2(N) (a + s b + s g) + log3(q) (L_shm + s b_shm); about
@@ -35,6 +41,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 namespace collsim::algorithms {
 namespace {
 
@@ -45,9 +55,48 @@ constexpr std::int64_t kFanoutRadix = 3; // bcol/basesmuma radix_read_tree
 /// Fragments of one call the generator accepts (a 1 GiB message in 4 KiB buffers).
 constexpr std::uint64_t kMaxFragments = std::uint64_t{1} << 18;
 
+/// HCOLL's subgroups below the network (sbgp "basesmsocket,basesmuma": the ranks of a socket,
+/// then the socket leaders of a node), each ascending with its leader (lowest rank) first. On a
+/// topology whose cores do not name their socket, every node is one group.
+struct Hierarchy {
+  std::vector<std::vector<core::Rank>> sockets; ///< per socket with more than one rank
+  std::vector<std::vector<core::Rank>> nodes;   ///< per node: its socket leaders
+  std::vector<core::Rank> leaders;              ///< per node: its lowest rank
+};
+
+Hierarchy hierarchy(const Request& req) {
+  const detail::NodeLayout layout = detail::node_layout(req);
+  Hierarchy h;
+  h.leaders = compose::leaders(layout, 0);
+  for (const auto& members : layout.members) {
+    std::map<core::DeviceId, std::vector<core::Rank>> by_socket; // ordered by first rank below
+    std::vector<core::DeviceId> order;
+    for (const core::Rank r : members) {
+      const core::DeviceId socket = req.topology != nullptr && !req.topology->is_full_mesh()
+                                        ? req.topology->devices()[req.topology->device_of(r)].host
+                                        : core::kNoDevice;
+      auto [it, fresh] = by_socket.try_emplace(socket);
+      if (fresh) {
+        order.push_back(socket);
+      }
+      it->second.push_back(r);
+    }
+    std::vector<core::Rank> socket_leaders;
+    for (const core::DeviceId socket : order) {
+      const auto& group = by_socket.at(socket);
+      socket_leaders.push_back(group.front());
+      if (group.size() > 1) {
+        h.sockets.push_back(group);
+      }
+    }
+    h.nodes.push_back(std::move(socket_leaders));
+  }
+  return h;
+}
+
 compose::Plan plan_hcoll(const Request& req) {
   compose::Plan out(req.ranks);
-  const detail::NodeLayout layout = detail::node_layout(req);
+  const Hierarchy h = hierarchy(req);
   const std::uint64_t n = req.bytes.value;
   const auto fragment = static_cast<std::uint64_t>(detail::param_or(req, "fragment", kFragment));
   const auto depth = static_cast<std::uint32_t>(detail::param_or(req, "depth", kDepth));
@@ -60,7 +109,6 @@ compose::Plan plan_hcoll(const Request& req) {
   compose::Level up("reduce", describe_reduce_binary(), {});
   compose::Level top("allreduce", describe_recursive_doubling(), {});
   compose::Level down("bcast", describe_bcast_knomial(), {{"radix", radix}});
-  const std::vector<core::Rank> leaders = compose::leaders(layout, 0);
   std::uint64_t tmp = 0; // every fragment's scratch from offset 0 of its lane's region
   std::uint32_t f = 0;
   for (std::uint64_t at = 0; at < n; at += fragment, ++f) {
@@ -69,18 +117,15 @@ compose::Plan plan_hcoll(const Request& req) {
     const auto place = [&](compose::Level& level, const std::vector<core::Rank>& ranks) {
       return compose::place(out, level, ranks, s, 0, at, lane * tmp, {}, lane);
     };
-    for (const auto& members : layout.members) {
-      if (!place(up, members)) {
-        return out;
-      }
-    }
-    if (!place(top, leaders)) {
+    const auto place_all = [&](compose::Level& level,
+                               const std::vector<std::vector<core::Rank>>& groups) {
+      return std::all_of(groups.begin(), groups.end(),
+                         [&](const std::vector<core::Rank>& g) { return place(level, g); });
+    };
+    // Up the sockets and the nodes, across the network, down the nodes and the sockets.
+    if (!place_all(up, h.sockets) || !place_all(up, h.nodes) || !place(top, h.leaders) ||
+        !place_all(down, h.nodes) || !place_all(down, h.sockets)) {
       return out;
-    }
-    for (const auto& members : layout.members) {
-      if (!place(down, members)) {
-        return out;
-      }
     }
     if (f == 0) {
       tmp = out.composition.tmp_bytes(); // the first fragment is the largest
@@ -96,11 +141,11 @@ AlgorithmInfo describe_allreduce_hcoll() {
   a.name = kName;
   a.collective = core::CollectiveKind::allreduce;
   a.summary = "HCOLL's hierarchical allreduce: payload-buffer fragments (two in flight), each "
-              "reduced up a binary tree in shared memory, recursive doubling among node leaders, "
-              "broadcast down a radix-3 tree";
+              "reduced up binary trees in shared memory (each socket, then the node's socket "
+              "leaders), recursive doubling among node leaders, broadcast down radix-3 trees";
   a.source = "HCOLL (HPC-X) as Open MPI v1.8.8 coll/ml + bcol/basesmuma + bcol/ptpcoll "
              "(coll_ml_hier_algorithms_allreduce_setup.c, coll_ml_allreduce.c, coll_ml_mca.c, "
-             "bcol_basesmuma_component.c, bcol_ptpcoll_allreduce.c)";
+             "bcol_basesmuma_component.c, bcol_ptpcoll_allreduce.c, sbgp_base_frame.c)";
   a.aliases = {"hcoll:allreduce"};
   a.params = {{"fragment", kFragment, 1, std::int64_t{1} << 30,
                "payload buffer bytes per fragment (coll/ml payload_buffer_size, default 4096)"},

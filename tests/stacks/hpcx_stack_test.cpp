@@ -13,6 +13,7 @@
 #include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 using namespace collsim;
 using core::CollectiveKind;
@@ -85,6 +86,28 @@ TEST_CASE("hcoll allreduces every fragment correctly on uneven nodes, two fragme
   }
   REQUIRE(third > 0);
   CHECK_FALSE(s.deps(first + third).empty());
+}
+
+TEST_CASE("hcoll goes up each socket, then across the node's socket leaders (basesmsocket)",
+          "[stacks][hpcx]") {
+  auto spec = cpu_nodes(1, 2);
+  spec.system.node.cpu.sockets = 2; // ranks 0, 1 on socket 0; 2, 3 on socket 1
+  const auto topo = topologies::build(spec, 4);
+  const core::Schedule s = hcoll(topo, 4, 64);
+  REQUIRE(core::check_semantics(s).ok());
+  const auto peers = [&](core::Rank r) {
+    std::set<core::Rank> out;
+    for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      if (s.kind(id) != core::OpKind::reduce && s.kind(id) != core::OpKind::copy) {
+        out.insert(s.peer(id));
+      }
+    }
+    return out;
+  };
+  CHECK(peers(1) == std::set<core::Rank>{0});
+  CHECK(peers(3) == std::set<core::Rank>{2});
+  CHECK(peers(2) == std::set<core::Rank>{0, 3});
+  CHECK(peers(0) == std::set<core::Rank>{1, 2});
 }
 
 TEST_CASE("one hcoll fragment on two cores: a shared-memory fan-in, a reduction, a fan-out, no o",

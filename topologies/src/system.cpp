@@ -129,13 +129,14 @@ public:
 
 private:
   DeviceId add(const std::string& local, DeviceKind kind, DeviceId egress = core::kNoDevice,
-               const core::EndpointParams& ep = {}) {
+               const core::EndpointParams& ep = {}, DeviceId host = core::kNoDevice) {
     Device d;
     d.name = fmt::format("node{}/{}", node_, local);
     d.kind = kind;
     d.node = node_;
     d.egress = egress;
     d.endpoint = ep;
+    d.host = host;
     return t_.add_device(std::move(d));
   }
 
@@ -167,7 +168,9 @@ private:
         egress = out.nics[static_cast<std::size_t>(c) * out.nics.size() / cores];
       }
       const std::uint32_t numa = s * cpu.numa_per_socket + d;
-      const DeviceId core = add(fmt::format("core{}", c), DeviceKind::core, egress, ep_);
+      // A core's host is its socket: libraries group ranks by it (HCOLL's basesmsocket level).
+      const DeviceId core =
+          add(fmt::format("core{}", c), DeviceKind::core, egress, ep_, sockets[s]);
       t_.add_duplex(core, numas[numa], numa_bandwidth_, cpu.memory_latency * 0.5, LinkKind::memory);
       out.slots.push_back(core);
       out.domain.push_back(numa);

@@ -10,10 +10,11 @@ namespace {
 /// The stack a run's launch command and MPI library line show (docs/stacks.md): Open MPI with
 /// coll/ucc enabled (`--mca coll_ucc_enable 1` or OMPI_MCA_coll_ucc_enable=1) runs UCC, with
 /// UCC's NCCL team layer where UCC_TL_NCCL_TUNE or UCC_CL_BASIC_TLS names nccl; Open MPI 4.1
-/// named by the log, on device buffers, stages through the host; coll/hcoll enabled
+/// named by the log is openmpi-4.1 (staging device buffers through the host, sending host buffers
+/// over UCX's eager and rendezvous protocols); coll/hcoll enabled
 /// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL. Other libraries have no stack
 /// yet: "".
-std::string log_stack(const std::string& command, const std::string& mpi_library, bool device) {
+std::string log_stack(const std::string& command, const std::string& mpi_library) {
   const bool ucc = command.find("coll_ucc_enable 1") != std::string::npos ||
                    command.find("coll_ucc_enable=1") != std::string::npos;
   if (command.find("coll_hcoll_enable 1") != std::string::npos ||
@@ -26,9 +27,9 @@ std::string log_stack(const std::string& command, const std::string& mpi_library
                        command.find("nccl") != std::string::npos);
     return nccl ? "openmpi-4.1+ucc+nccl" : "openmpi-4.1+ucc";
   }
-  if (device && mpi_library.find("Open MPI") != std::string::npos &&
+  if (mpi_library.find("Open MPI") != std::string::npos &&
       mpi_library.find("4.1") != std::string::npos) {
-    return "openmpi-4.1";
+    return "openmpi-4.1"; // device buffers staged; host buffers over UCX's tag protocols
   }
   return "";
 }
@@ -64,7 +65,7 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   if (p.library == Library::mpi) {
     const bool device = !log.runs.at(m.run).accelerator.empty();
     p.buffers = device ? "device" : "";
-    p.stack = log_stack(command, log.runs.at(m.run).mpi_version, device);
+    p.stack = log_stack(command, log.runs.at(m.run).mpi_version);
   }
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
   std::uint64_t bytes = m.bytes;
