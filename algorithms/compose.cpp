@@ -381,6 +381,22 @@ bool place(Plan& plan, Level& level, const std::vector<core::Rank>& ranks, std::
   return true;
 }
 
+bool place_segments(Plan& plan, std::uint64_t n, std::uint64_t segment, std::uint32_t depth,
+                    const SegmentStages& stages) {
+  std::uint64_t region = 0; // the first segment's scratch, the largest
+  std::uint32_t s = 0;
+  for (std::uint64_t at = 0; at < n; at += segment, ++s) {
+    const std::uint32_t lane = s % depth;
+    if (!stages(at, std::min(segment, n - at), lane, lane * region)) {
+      return false;
+    }
+    if (s == 0) {
+      region = plan.composition.tmp_bytes();
+    }
+  }
+  return true;
+}
+
 std::vector<std::uint64_t> node_bounds(const detail::NodeLayout& layout, std::uint64_t n) {
   const auto p = static_cast<std::uint64_t>(layout.node.size());
   std::vector<std::uint64_t> bounds;

@@ -141,6 +141,18 @@ bool place(Plan& plan, Level& level, const std::vector<core::Rank>& ranks, std::
            core::Rank root, std::uint64_t data_offset, std::uint64_t tmp_offset,
            std::vector<std::uint64_t> block_bounds = {}, std::uint32_t lane = 0);
 
+/// One segment's placements: its data at [at, at + len), in `lane`, its scratch from `tmp`.
+/// Returns false, with plan.refusal set, when a sub-algorithm refuses.
+using SegmentStages =
+    std::function<bool(std::uint64_t at, std::uint64_t len, std::uint32_t lane, std::uint64_t tmp)>;
+
+/// A pipelined composition (HCOLL's fragments, coll/han's segments): the n-byte vector cut into
+/// segments of `segment` bytes (the last shorter), segment s placed by `stages` in lane
+/// s mod depth, so that at most `depth` segments are in flight on a rank; each lane's scratch is
+/// a region of the first segment's size. Returns false when a stage refuses.
+bool place_segments(Plan& plan, std::uint64_t n, std::uint64_t segment, std::uint32_t depth,
+                    const SegmentStages& stages);
+
 /// The data shards of the nodes for a block collective (allgather, gather, scatter) whose nodes
 /// hold consecutive ranks: node j holds [bounds[j], bounds[j + 1]) of the n-byte vector.
 std::vector<std::uint64_t> node_bounds(const detail::NodeLayout& layout, std::uint64_t n);

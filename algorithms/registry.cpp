@@ -242,6 +242,7 @@ Registry make_default_registry() {
   r.add(describe_allreduce_tree());
   r.add(describe_allreduce_sra_knomial());
   r.add(describe_allreduce_hcoll());
+  r.add(describe_allreduce_han());
   r.add(describe_allreduce_recursive_knomial());
   // end of block D
   // reduce, bcast (block A)

@@ -109,28 +109,21 @@ compose::Plan plan_hcoll(const Request& req) {
   compose::Level up("reduce", describe_reduce_binary(), {});
   compose::Level top("allreduce", describe_recursive_doubling(), {});
   compose::Level down("bcast", describe_bcast_knomial(), {{"radix", radix}});
-  std::uint64_t tmp = 0; // every fragment's scratch from offset 0 of its lane's region
-  std::uint32_t f = 0;
-  for (std::uint64_t at = 0; at < n; at += fragment, ++f) {
-    const std::uint64_t s = std::min(fragment, n - at);
-    const std::uint32_t lane = f % depth;
-    const auto place = [&](compose::Level& level, const std::vector<core::Rank>& ranks) {
-      return compose::place(out, level, ranks, s, 0, at, lane * tmp, {}, lane);
-    };
-    const auto place_all = [&](compose::Level& level,
-                               const std::vector<std::vector<core::Rank>>& groups) {
-      return std::all_of(groups.begin(), groups.end(),
-                         [&](const std::vector<core::Rank>& g) { return place(level, g); });
-    };
-    // Up the sockets and the nodes, across the network, down the nodes and the sockets.
-    if (!place_all(up, h.sockets) || !place_all(up, h.nodes) || !place(top, h.leaders) ||
-        !place_all(down, h.nodes) || !place_all(down, h.sockets)) {
-      return out;
-    }
-    if (f == 0) {
-      tmp = out.composition.tmp_bytes(); // the first fragment is the largest
-    }
-  }
+  compose::place_segments(
+      out, n, fragment, depth,
+      [&](std::uint64_t at, std::uint64_t len, std::uint32_t lane, std::uint64_t tmp) {
+        const auto place = [&](compose::Level& level, const std::vector<core::Rank>& ranks) {
+          return compose::place(out, level, ranks, len, 0, at, tmp, {}, lane);
+        };
+        const auto place_all = [&](compose::Level& level,
+                                   const std::vector<std::vector<core::Rank>>& groups) {
+          return std::all_of(groups.begin(), groups.end(),
+                             [&](const std::vector<core::Rank>& g) { return place(level, g); });
+        };
+        // Up the sockets and the nodes, across the network, down the nodes and the sockets.
+        return place_all(up, h.sockets) && place_all(up, h.nodes) && place(top, h.leaders) &&
+               place_all(down, h.nodes) && place_all(down, h.sockets);
+      });
   return out;
 }
 

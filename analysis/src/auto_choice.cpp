@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 namespace collsim::analysis {
 
 bool ranks_on_gpus(const core::Topology& topo) {
@@ -61,6 +64,52 @@ std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
   return c;
 }
 
+std::optional<LibraryChoice> han_default(const core::Topology& topo,
+                                         core::CollectiveKind collective, std::uint32_t ranks,
+                                         core::Bytes bytes, const algorithms::Registry& registry) {
+  if (collective != core::CollectiveKind::allreduce || topo.is_full_mesh() || ranks < 2) {
+    return std::nullopt;
+  }
+  std::map<std::uint32_t, std::uint32_t> per_node;
+  for (core::Rank r = 0; r < ranks; ++r) {
+    ++per_node[topo.devices()[topo.device_of(r)].node];
+  }
+  const std::uint32_t ppn = per_node.begin()->second;
+  const bool uniform = std::all_of(per_node.begin(), per_node.end(),
+                                   [ppn](const auto& kv) { return kv.second == ppn; });
+  if (per_node.size() < 2 || !uniform) {
+    return std::nullopt; // coll_han_module.c: no HAN on one node; uneven nodes fall back
+  }
+  // Inside a node coll/tuned's fixed rules for the node's ranks and one 64 KiB segment
+  // (coll_han allreduce_segsize; the low module is tuned).
+  const auto low = [&](core::CollectiveKind c, const char* fallback) {
+    OmpiCall call;
+    call.collective = c;
+    call.ranks = ppn;
+    call.bytes = core::Bytes{std::min<std::uint64_t>(bytes.value, 65536)};
+    const auto choice = ompi41_default(call, registry);
+    if (!choice) {
+      return std::string(fallback);
+    }
+    for (const auto& p : registry.find(core::CollectiveKind::allreduce, "han").params) {
+      if (p.name == (c == core::CollectiveKind::reduce ? "low_reduce" : "low_bcast") &&
+          std::find(p.choices.begin(), p.choices.end(), choice->algorithm) != p.choices.end()) {
+        return choice->algorithm;
+      }
+    }
+    return std::string(fallback);
+  };
+  LibraryChoice c;
+  c.library = "Open MPI 5.0 coll/han";
+  c.algorithm = "han";
+  c.params = {{"low_reduce", low(core::CollectiveKind::reduce, "binomial")},
+              {"low_bcast", low(core::CollectiveKind::bcast, "binomial")}};
+  c.library_name = "han allreduce (tuned inside nodes, libnbc between them)";
+  c.reason = fmt::format("coll/han priority 35 over coll/tuned on {} nodes of {} ranks",
+                         per_node.size(), ppn);
+  return c;
+}
+
 std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
@@ -83,6 +132,16 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
     }
     chooser = stacks::Chooser::ompi41;
     stand_in = "HCOLL";
+  } else if (chooser == stacks::Chooser::ompi50) {
+    if (auto c = han_default(topo, collective, ranks, bytes, registry)) {
+      return c;
+    }
+    // Across nodes HAN runs the other collectives too; on one node (or uneven nodes) coll/tuned's
+    // rules are right, and v5.0.9's are 4.1's.
+    chooser = stacks::Chooser::ompi41;
+    if (collective != core::CollectiveKind::allreduce) {
+      stand_in = "coll/han";
+    }
   }
   const bool nccl =
       chooser == stacks::Chooser::nccl ||

@@ -115,6 +115,14 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
                                  ucc ? "UCC" : "HCOLL", core::to_string(call.collective));
     return choice;
   }
+  if (library == LibraryKind::han) {
+    if (auto choice =
+            analysis::han_default(topo, call.collective, call.ranks, call.bytes, registry)) {
+      return *choice;
+    }
+    // One node, uneven nodes or another collective: coll/tuned's rules (v5.0.9's are 4.1's).
+    return default_choice(LibraryKind::ompi, call, scenario, topo, registry, out);
+  }
   if (library == LibraryKind::ompi) {
     analysis::OmpiCall oc;
     oc.collective = call.collective;
@@ -318,9 +326,10 @@ void add_explain(CLI::App& app) {
   cmd->add_option("--bytes", a->bytes, "Message size S, nccl-tests' convention (8B, 64KiB, 1MiB)")
       ->required();
   cmd->add_option("--library", a->library,
-                  "ompi (Open MPI 4.1 coll/tuned), nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 "
-                  "tl/ucp), hcoll (HPC-X's HCOLL), both (nccl and ompi), or auto: the --stack's "
-                  "library, else nccl when the ranks are on GPUs (except barrier), else ompi")
+                  "ompi (Open MPI 4.1 coll/tuned), ompi5 (Open MPI 5.0: coll/han across nodes), "
+                  "nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 tl/ucp), hcoll (HPC-X's HCOLL), "
+                  "both (nccl and ompi), or auto: the --stack's library, else nccl when the ranks "
+                  "are on GPUs (except barrier), else ompi")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "Engine: loggp or simgrid")->capture_default_str();
   cmd->add_option("--commutative", a->commutative,
@@ -342,9 +351,10 @@ void add_explain(CLI::App& app) {
       throw core::UnknownNameError("engine", a->engine, {"loggp", "simgrid"});
     }
     if (a->library != "auto" && a->library != "ompi" && a->library != "nccl" &&
-        a->library != "ucc" && a->library != "hcoll" && a->library != "both") {
+        a->library != "ucc" && a->library != "hcoll" && a->library != "ompi5" &&
+        a->library != "both") {
       throw core::UnknownNameError("library", a->library,
-                                   {"auto", "ompi", "nccl", "ucc", "hcoll", "both"});
+                                   {"auto", "ompi", "ompi5", "nccl", "ucc", "hcoll", "both"});
     }
     if (a->commutative != "true" && a->commutative != "false") {
       throw core::UsageError(
@@ -377,6 +387,8 @@ void add_explain(CLI::App& app) {
       libraries = {LibraryKind::ucc};
     } else if (a->library == "auto" && chooser == stacks::Chooser::hcoll) {
       libraries = {LibraryKind::hcoll};
+    } else if (a->library == "auto" && chooser == stacks::Chooser::ompi50) {
+      libraries = {LibraryKind::han};
     } else if (a->library == "auto") {
       libraries = {analysis::auto_library(topo, call.collective) == analysis::AutoLibrary::nccl
                        ? LibraryKind::nccl
@@ -387,6 +399,7 @@ void add_explain(CLI::App& app) {
       libraries = {a->library == "nccl"    ? LibraryKind::nccl
                    : a->library == "ucc"   ? LibraryKind::ucc
                    : a->library == "hcoll" ? LibraryKind::hcoll
+                   : a->library == "ompi5" ? LibraryKind::han
                                            : LibraryKind::ompi};
     }
     if (!gpus && libraries.front() == LibraryKind::nccl) {

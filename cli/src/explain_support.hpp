@@ -18,13 +18,14 @@
 namespace collsim::cli::explain_detail {
 
 /// Which library's default is explained.
-enum class LibraryKind { ompi, nccl, ucc, hcoll };
+enum class LibraryKind { ompi, nccl, ucc, hcoll, han };
 
 inline std::string_view key(LibraryKind l) {
   switch (l) {
   case LibraryKind::nccl: return "nccl";
   case LibraryKind::ucc: return "ucc";
   case LibraryKind::hcoll: return "hcoll";
+  case LibraryKind::han: return "ompi5";
   case LibraryKind::ompi: break;
   }
   return "ompi";

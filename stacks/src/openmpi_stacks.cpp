@@ -184,6 +184,28 @@ private:
   }
 };
 
+/// Open MPI 5.0 with pml ucx: coll/han (priority 35) runs the collectives on communicators that
+/// span nodes (coll_han_module.c disables it on one node), coll/tuned the rest with 4.1's fixed
+/// rules (v5.0.9 coll_tuned_decision_fixed.c); coll/cuda still stages reductions on GPU
+/// buffers (v5.0.9 ompi/mca/coll/cuda).
+class OpenMpi50 final : public StagingMpiStack {
+public:
+  OpenMpi50() : StagingMpiStack(describe()) {}
+
+private:
+  static StackInfo describe() {
+    return {"openmpi-5.0",
+            "Open MPI 5.0, pml ucx: coll/han's segmented allreduce across nodes (coll/tuned "
+            "inside them, libnbc between them), coll/tuned otherwise; on GPU buffers coll/cuda "
+            "stages reductions as in 4.1",
+            "Open MPI v5.0.9 ompi/mca/coll/han (coll_han_allreduce.c, coll_han_component.c, "
+            "coll_han_module.c), ompi/mca/coll/libnbc (nbc_ireduce.c, nbc_ibcast.c), "
+            "ompi/mca/coll/tuned/coll_tuned_decision_fixed.c, ompi/mca/coll/cuda; UCX v1.12 "
+            "src/ucp/core/ucp_ep.c (rendezvous threshold)",
+            Chooser::ompi50};
+  }
+};
+
 class OpenMpi41UccNccl final : public Stack {
 public:
   OpenMpi41UccNccl() : nccl_(make_nccl_stack()) {}
@@ -222,6 +244,9 @@ std::unique_ptr<Stack> make_openmpi41_ucc_nccl_stack() {
 }
 std::unique_ptr<Stack> make_hpcx_stack() {
   return std::make_unique<Hpcx>();
+}
+std::unique_ptr<Stack> make_openmpi50_stack() {
+  return std::make_unique<OpenMpi50>();
 }
 
 } // namespace collsim::stacks

@@ -76,6 +76,7 @@ Registry default_stacks() {
   r.add(make_openmpi41_ucc_stack());
   r.add(make_openmpi41_ucc_nccl_stack());
   r.add(make_hpcx_stack());
+  r.add(make_openmpi50_stack());
   return r;
 }
 

@@ -62,7 +62,8 @@ TEST_CASE("an unknown algorithm exits 2 and suggests the closest name", "[cli]")
   CHECK(o.err == "collsim: error: unknown allreduce algorithm 'rign' (did you mean 'ring'?); valid "
                  "values are: reduce_bcast, recursive_doubling, ring, rabenseifner, basic_linear, "
                  "segmented_ring, allgather_reduce, rab2, recursive_multiplying, recexch, "
-                 "k_reduce_scatter_allgather, tree, sra_knomial, hcoll, recursive_knomial, swing_latency, "
+                 "k_reduce_scatter_allgather, tree, sra_knomial, hcoll, han, recursive_knomial, "
+                 "swing_latency, "
                  "swing_bandwidth, "
                  "ring_reordered, collnet_direct, collnet_chain, nvls, sharp, two_level, "
                  "hierarchical_ring, torus, nccl_ring, nccl_tree, nvls_tree\n");

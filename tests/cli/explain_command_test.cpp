@@ -268,8 +268,8 @@ TEST_CASE("collsim explain rejects bad input with one line and exit code 2", "[c
        "are: allreduce, reduce, bcast, allgather, reduce_scatter, alltoall, gather, scatter, "
        "barrier\n"},
       {"--scenario dgx-a100 --collective allreduce --ranks 8 --bytes 1MiB --library mpich",
-       "collsim: error: unknown library 'mpich'; valid values are: auto, ompi, nccl, ucc, hcoll, "
-       "both\n"},
+       "collsim: error: unknown library 'mpich'; valid values are: auto, ompi, ompi5, nccl, ucc, "
+       "hcoll, both\n"},
       {"--scenario dgx-a100 --collective allreduce --ranks 300 --bytes 1MiB",
        "collsim: error: the system has 32 nodes x 8 ranks per node = 256 rank slots but 300 ranks "
        "were requested\n"},

@@ -94,7 +94,8 @@ TEST_CASE("host buffers skip the staging that device buffers pay", "[cli][stacks
   CHECK(host < 1.01 * direct);
   CHECK(device > 5 * host);
   // With rendezvous off (UCX_RNDV_THRESH=inf) host buffers are exactly the direct stack.
-  const TempScenario eager("jsc_eager", "base: juwels-booster\nmpi: {env: {UCX_RNDV_THRESH: inf}}\n");
+  const TempScenario eager("jsc_eager",
+                           "base: juwels-booster\nmpi: {env: {UCX_RNDV_THRESH: inf}}\n");
   const double eager_host = run_json("sim --scenario " + eager.path +
                                      " --stack openmpi-4.1 --buffers host --algorithm ring "
                                      "--ranks 8 --sizes 64MiB --format json")
@@ -217,4 +218,17 @@ TEST_CASE("the mpi section's UCX variables: a bad value is one error at its plac
   };
   const TempScenario rndv("ucx_rndv_auto", "base: cpu-hdr100-epyc\nstack: openmpi-4.1\n");
   CHECK(time(eager.path) < time(rndv.path));
+}
+
+TEST_CASE("openmpi-5.0 runs coll/han's allreduce across nodes and coll/tuned on one node",
+          "[cli][stacks][ompi5]") {
+  const json across = run_json("sim --scenario cpu-hdr100-epyc --stack openmpi-5.0 --algorithm "
+                               "auto --ranks 512 --sizes 1MiB --format json");
+  const std::string params = across.at("results").at(0).at("params");
+  CHECK(params.find("algorithm=han") != std::string::npos);
+  CHECK(params.find("low_reduce=") != std::string::npos);
+  const json one = run_json("sim --scenario cpu-hdr100-epyc --stack openmpi-5.0 --algorithm "
+                            "auto --ranks 64 --sizes 1MiB --format json");
+  CHECK(one.at("results").at(0).at("params").get<std::string>().find("algorithm=han") ==
+        std::string::npos);
 }

@@ -96,9 +96,10 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {
   const json j = run_json("stacks --format json");
-  REQUIRE(j.size() == 6);
+  REQUIRE(j.size() == 7);
   CHECK(j.at(5).at("name") == "hpcx");
   CHECK(j.at(5).at("auto") == "HCOLL's hierarchical allreduce, else Open MPI 4.1's");
+  CHECK(j.at(6).at("name") == "openmpi-5.0");
   CHECK(j.at(0).at("implicit") == true);
   CHECK(j.at(2).at("name") == "openmpi-4.1");
   CHECK(j.at(2).at("implicit") == false);

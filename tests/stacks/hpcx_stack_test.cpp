@@ -12,29 +12,16 @@
 #include "collsim/engines/loggp.hpp"
 #include "collsim/topologies/build.hpp"
 
+#include "stack_test_support.hpp"
+
 #include <catch2/catch.hpp>
 #include <set>
 
 using namespace collsim;
+using collsim::testing::cpu_nodes;
 using core::CollectiveKind;
 
 namespace {
-
-/// `nodes` CPU nodes of `cores` cores (one socket, one NUMA domain), one NIC each.
-core::TopologySpec cpu_nodes(std::uint32_t nodes, std::uint32_t cores) {
-  core::TopologySpec spec;
-  spec.kind = "system";
-  spec.system.nodes = nodes;
-  spec.system.node.cpu.sockets = 1;
-  spec.system.node.cpu.numa_per_socket = 1;
-  spec.system.node.cpu.cores_per_socket = cores;
-  spec.system.node.cpu.memory_bandwidth = core::Bandwidth{60e9};
-  spec.system.node.cpu.memory_latency = core::Seconds{0.1e-6};
-  spec.system.node.nics = 1;
-  spec.system.node.nic_bandwidth = core::Bandwidth{12.5e9};
-  spec.endpoint.overhead = core::Seconds{0.5e-6};
-  return spec;
-}
 
 core::Schedule hcoll(const core::Topology& topo, std::uint32_t p, std::uint64_t n) {
   const auto registry = algorithms::make_default_registry();

@@ -200,7 +200,8 @@ TEST_CASE("stacks are found by name and refuse what their library does not run",
   const auto& ring = registry.find(CollectiveKind::allreduce, "ring");
   const auto& nccl_ring = registry.find(CollectiveKind::allreduce, "nccl_ring");
   CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
-                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl", "hpcx"});
+                                                   "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl",
+                                                   "hpcx", "openmpi-5.0"});
   // With no stack named, the library stacks never run anything.
   CHECK(stacks.resolve("", ring).info().name == "direct");
   CHECK(stacks.resolve("", nccl_ring).info().name == "nccl");

@@ -39,6 +39,14 @@ enum class AutoLibrary { nccl, ompi };
 /// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
 [[nodiscard]] std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective);
 
+/// Open MPI 5.0's choice for an allreduce across nodes of equal rank counts (the openmpi-5.0
+/// stack): coll/han's `han` with coll/tuned's reduce and bcast for a node's ranks and a 64 KiB
+/// segment; nullopt on one node, uneven nodes, or another collective (coll/tuned's rules then).
+[[nodiscard]] std::optional<LibraryChoice> han_default(const core::Topology& topo,
+                                                       core::CollectiveKind collective,
+                                                       std::uint32_t ranks, core::Bytes bytes,
+                                                       const algorithms::Registry& registry);
+
 /// The library's choice for one call on `topo` (built from `scenario` for `ranks`), by the
 /// scenario's stack (stacks::Chooser; with no stack named: by the machine): NCCL's
 /// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's

@@ -1,0 +1,26 @@
+#pragma once
+// What the MPI stack tests share: CPU nodes on one switch.
+
+#include "collsim/core/scenario.hpp"
+
+#include <cstdint>
+
+namespace collsim::testing {
+
+/// `nodes` CPU nodes of `cores` cores (one socket, one NUMA domain), one 100 Gb/s NIC each.
+inline core::TopologySpec cpu_nodes(std::uint32_t nodes, std::uint32_t cores) {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = nodes;
+  spec.system.node.cpu.sockets = 1;
+  spec.system.node.cpu.numa_per_socket = 1;
+  spec.system.node.cpu.cores_per_socket = cores;
+  spec.system.node.cpu.memory_bandwidth = core::Bandwidth{60e9};
+  spec.system.node.cpu.memory_latency = core::Seconds{0.1e-6};
+  spec.system.node.nics = 1;
+  spec.system.node.nic_bandwidth = core::Bandwidth{12.5e9};
+  spec.endpoint.overhead = core::Seconds{0.5e-6};
+  return spec;
+}
+
+} // namespace collsim::testing
