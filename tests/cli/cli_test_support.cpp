@@ -37,4 +37,11 @@ Output run_collsim(const std::string& args) {
   return o;
 }
 
+nlohmann::json run_json(const std::string& args) {
+  const Output o = run_collsim(args);
+  INFO(args << "\n" << o.err);
+  REQUIRE(o.code == 0);
+  return nlohmann::json::parse(o.out);
+}
+
 } // namespace collsim::testing

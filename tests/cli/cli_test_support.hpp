@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace collsim::testing {
@@ -16,6 +17,9 @@ struct Output {
 /// Runs collsim with `args` (shell-quoted by the caller) from the source directory; captures its
 /// exit code, stdout and stderr.
 Output run_collsim(const std::string& args);
+
+/// Runs collsim with `args`, which must exit 0, and parses its stdout as JSON.
+nlohmann::json run_json(const std::string& args);
 
 /// A scenario file `name` under the build directory with `body` (YAML after its name line),
 /// removed at the end of the scope.

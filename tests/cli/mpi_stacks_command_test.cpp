@@ -14,15 +14,9 @@
 namespace {
 
 using collsim::testing::run_collsim;
+using collsim::testing::run_json;
 using collsim::testing::TempScenario;
 using nlohmann::json;
-
-json run_json(const std::string& args) {
-  const auto o = run_collsim(args);
-  INFO(args << "\n" << o.err);
-  REQUIRE(o.code == 0);
-  return json::parse(o.out);
-}
 
 double time_us(const std::string& stack, std::uint32_t ranks, const std::string& size) {
   const json j =

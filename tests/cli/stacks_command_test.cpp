@@ -13,15 +13,9 @@
 namespace {
 
 using collsim::testing::run_collsim;
+using collsim::testing::run_json;
 using collsim::testing::TempScenario;
 using nlohmann::json;
-
-json run_json(const std::string& args) {
-  const auto o = run_collsim(args);
-  INFO(args << "\n" << o.err);
-  REQUIRE(o.code == 0);
-  return json::parse(o.out);
-}
 
 /// A scenario deriving from dgx-a100 with an `nccl.env` section.
 struct EnvScenario : TempScenario {
