@@ -243,6 +243,7 @@ Registry make_default_registry() {
   r.add(describe_allreduce_sra_knomial());
   r.add(describe_allreduce_hcoll());
   r.add(describe_allreduce_han());
+  r.add(describe_allreduce_mpich_ch4());
   r.add(describe_allreduce_recursive_knomial());
   // end of block D
   // reduce, bcast (block A)
@@ -254,6 +255,7 @@ Registry make_default_registry() {
   r.add(describe_reduce_in_order_binary());
   r.add(describe_reduce_rabenseifner());
   r.add(describe_reduce_knomial());
+  r.add(describe_reduce_release_gather());
   r.add(describe_bcast_linear());
   r.add(describe_bcast_chain());
   r.add(describe_bcast_pipeline());

@@ -17,10 +17,11 @@ AlgorithmInfo describe_allreduce_rab2();             ///< AR7: alltoall + reduce
 AlgorithmInfo describe_allreduce_recursive_multiplying();      ///< AR9: radix-k butterfly
 AlgorithmInfo describe_allreduce_recexch();                    ///< AR10: MPICH recursive exchange
 AlgorithmInfo describe_allreduce_k_reduce_scatter_allgather(); ///< AR11: radix-k Rabenseifner
-AlgorithmInfo describe_allreduce_tree();        ///< AR12: pipelined k-nomial reduce + bcast
-AlgorithmInfo describe_allreduce_han();         ///< Open MPI 5.0 coll/han: 4-stage segment pipeline
-AlgorithmInfo describe_allreduce_hcoll();       ///< HCOLL: fragmented shm fan-in, RD, fan-out
-AlgorithmInfo describe_allreduce_sra_knomial(); ///< UCC's k-nomial reduce-scatter + allgather
+AlgorithmInfo describe_allreduce_tree();      ///< AR12: pipelined k-nomial reduce + bcast
+AlgorithmInfo describe_allreduce_han();       ///< Open MPI 5.0 coll/han: 4-stage segment pipeline
+AlgorithmInfo describe_allreduce_hcoll();     ///< HCOLL: fragmented shm fan-in, RD, fan-out
+AlgorithmInfo describe_allreduce_mpich_ch4(); ///< MPICH 4 ch4: shm reduce, net allreduce, shm bcast
+AlgorithmInfo describe_allreduce_sra_knomial();       ///< UCC's k-nomial reduce-scatter + allgather
 AlgorithmInfo describe_allreduce_recursive_knomial(); ///< UCC's k-nomial whole-vector exchange
 
 namespace detail {

@@ -148,13 +148,7 @@ AlgorithmInfo describe_allreduce_hcoll() {
   a.constraints = {"commutative operations only (the fan-in reduces children in arrival order)"};
   compose::set_composed(a, plan_hcoll);
   // basesmuma's peers poll flags in shared memory: no MPI send/receive overhead inside a node.
-  a.generate = [generate = a.generate](const Request& req) {
-    core::Schedule s = generate(req);
-    core::Protocol p = s.header().protocol;
-    p.intra_node_overhead = core::Seconds{0.0};
-    s.set_protocol(p);
-    return s;
-  };
+  detail::over_shared_memory_flags(a);
   a.cost_formula = "per s-byte fragment: log2(q) (L_shm + s g) + log2(N) (a + s b + s g) + "
                    "log3(q) (L_shm + s b_shm); ceil(n/s)/depth fragments once the pipeline is full "
                    "(not exact)";

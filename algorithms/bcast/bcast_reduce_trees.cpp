@@ -127,6 +127,28 @@ TreeShape chain_tree(std::uint32_t fanout) {
   };
 }
 
+void over_shared_memory_flags(AlgorithmInfo& a) {
+  a.generate = [generate = a.generate](const Request& req) {
+    core::Schedule s = generate(req);
+    core::Protocol p = s.header().protocol;
+    p.intra_node_overhead = core::Seconds{0.0};
+    s.set_protocol(p);
+    return s;
+  };
+}
+
+TreeShape heap_kary_tree(std::uint32_t k) {
+  return [k](std::uint32_t p, core::Rank root, core::Rank r, TreeLinks& out) {
+    const std::uint32_t l = (r + p - root) % p;
+    out.has_parent = l != 0;
+    out.parent = l != 0 ? ((l - 1) / k + root) % p : 0;
+    out.children.clear();
+    for (std::uint64_t c = std::uint64_t{l} * k + 1; c <= std::uint64_t{l} * k + k && c < p; ++c) {
+      out.children.push_back(static_cast<core::Rank>((c + root) % p));
+    }
+  };
+}
+
 TreeShape kary_tree(std::uint32_t fanout) {
   return [fanout](std::uint32_t p, core::Rank root, core::Rank r, TreeLinks& out) {
     const core::Rank vr = relative(p, root, r);

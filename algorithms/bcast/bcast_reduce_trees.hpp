@@ -57,6 +57,14 @@ TreeShape kary_tree(std::uint32_t fanout);
 /// s, the right child heads ranks [0, s/2) and the left child (parent - 1) the ranks in between, so
 /// every reduction combines neighbouring ranges in rank order. Children: left, then right.
 TreeShape in_order_binary_tree();
+/// Wraps `a.generate` so that its schedules run over shared-memory flags and cells inside a node:
+/// peers poll flags and read each other's buffers in place, with no MPI matching
+/// (core::Protocol::intra_node_overhead 0, the reader copies): HCOLL's basesmuma, MPICH's POSIX
+/// release_gather.
+void over_shared_memory_flags(AlgorithmInfo& a);
+/// MPICH's MPIR_Treealgo k-ary tree (tree_type kary) on relative ranks l: parent (l - 1) / k,
+/// children l k + 1 .. l k + k below p (heap order; kary_tree is Open MPI's level order).
+TreeShape heap_kary_tree(std::uint32_t k);
 /// The flat tree of the basic linear algorithms: the root's children are every other rank, in
 /// ascending rank order, or descending when `descending` (Open MPI's linear reduce receives from
 /// p-1 down to 0).

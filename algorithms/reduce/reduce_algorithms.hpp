@@ -13,6 +13,7 @@ AlgorithmInfo describe_reduce_binomial();        ///< RD5: binomial tree (MPICH,
 AlgorithmInfo describe_reduce_in_order_binary(); ///< RD6: in-order binary tree (Open MPI 6)
 AlgorithmInfo describe_reduce_rabenseifner();    ///< RD7: reduce-scatter + gather (Open MPI 7)
 AlgorithmInfo describe_reduce_knomial();         ///< RD8: k-nomial tree (Open MPI 8)
+AlgorithmInfo describe_reduce_release_gather();  ///< MPICH ch4 shared memory: k-ary cells
 // block I: hierarchical
 AlgorithmInfo describe_reduce_two_level(); ///< RD9: node reduce, then leader reduce
 // end of block I

@@ -64,6 +64,21 @@ std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
   return c;
 }
 
+std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective) {
+  if (collective != core::CollectiveKind::allreduce) {
+    return std::nullopt;
+  }
+  // MPICH v4.2.3 maint/tuning/coll/ch4/generic.json: composition alpha on a communicator
+  // spanning nodes, gamma inside one node (commutative operations); allreduce_mpich_ch4.cpp
+  // takes both and MPIR's choice among the node roots.
+  LibraryChoice c;
+  c.library = "MPICH 4 (ch4)";
+  c.algorithm = "mpich_ch4";
+  c.library_name = "MPIDI_Allreduce_intra_composition_alpha (gamma on one node)";
+  c.reason = "ch4 generic.json: commutative operation on the parent communicator";
+  return c;
+}
+
 std::optional<LibraryChoice> han_default(const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry) {
@@ -132,6 +147,12 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
     }
     chooser = stacks::Chooser::ompi41;
     stand_in = "HCOLL";
+  } else if (chooser == stacks::Chooser::mpich4) {
+    if (auto c = mpich4_default(collective)) {
+      return c;
+    }
+    chooser = stacks::Chooser::ompi41;
+    stand_in = "MPICH";
   } else if (chooser == stacks::Chooser::ompi50) {
     if (auto c = han_default(topo, collective, ranks, bytes, registry)) {
       return c;

@@ -315,6 +315,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   }
   core::TuneTable table;
   table.scenario = scenario.name;
+  table.stack = scenario.stack;
   table.engine = options.engine;
   table.ompi = options.candidates.ompi;
   table.library = options.candidates.library;

@@ -102,17 +102,23 @@ std::string nccl_unavailable(const analysis::NcclChoice& enabled,
 analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
                                        const core::Scenario& scenario, const core::Topology& topo,
                                        const algorithms::Registry& registry, Explanation& out) {
-  if (library == LibraryKind::ucc || library == LibraryKind::hcoll) {
-    const bool ucc = library == LibraryKind::ucc;
-    if (auto choice = ucc ? analysis::ucc11_default(call.collective, call.bytes)
-                          : analysis::hcoll_default(call.collective)) {
+  if (library == LibraryKind::ucc || library == LibraryKind::hcoll ||
+      library == LibraryKind::mpich) {
+    const char* name = library == LibraryKind::ucc     ? "UCC"
+                       : library == LibraryKind::hcoll ? "HCOLL"
+                                                       : "MPICH";
+    if (auto choice = library == LibraryKind::ucc
+                          ? analysis::ucc11_default(call.collective, call.bytes)
+                      : library == LibraryKind::hcoll ? analysis::hcoll_default(call.collective)
+                                                      : analysis::mpich4_default(call.collective)) {
       return *choice;
     }
-    // collsim models UCC's and HCOLL's selection for allreduce only: Open MPI's rules stand in.
+    // collsim models UCC's, HCOLL's and MPICH's selection for allreduce only: Open MPI's rules
+    // stand in.
     auto choice = default_choice(LibraryKind::ompi, call, scenario, topo, registry, out);
     choice.reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "
                                  "rules stand in)",
-                                 ucc ? "UCC" : "HCOLL", core::to_string(call.collective));
+                                 name, core::to_string(call.collective));
     return choice;
   }
   if (library == LibraryKind::han) {
@@ -328,6 +334,7 @@ void add_explain(CLI::App& app) {
   cmd->add_option("--library", a->library,
                   "ompi (Open MPI 4.1 coll/tuned), ompi5 (Open MPI 5.0: coll/han across nodes), "
                   "nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 tl/ucp), hcoll (HPC-X's HCOLL), "
+                  "mpich (MPICH 4 ch4), "
                   "both (nccl and ompi), or auto: the --stack's library, else nccl when the ranks "
                   "are on GPUs (except barrier), else ompi")
       ->capture_default_str();
@@ -352,9 +359,10 @@ void add_explain(CLI::App& app) {
     }
     if (a->library != "auto" && a->library != "ompi" && a->library != "nccl" &&
         a->library != "ucc" && a->library != "hcoll" && a->library != "ompi5" &&
-        a->library != "both") {
-      throw core::UnknownNameError("library", a->library,
-                                   {"auto", "ompi", "ompi5", "nccl", "ucc", "hcoll", "both"});
+        a->library != "mpich" && a->library != "both") {
+      throw core::UnknownNameError(
+          "library", a->library,
+          {"auto", "ompi", "ompi5", "nccl", "ucc", "hcoll", "mpich", "both"});
     }
     if (a->commutative != "true" && a->commutative != "false") {
       throw core::UsageError(
@@ -389,6 +397,8 @@ void add_explain(CLI::App& app) {
       libraries = {LibraryKind::hcoll};
     } else if (a->library == "auto" && chooser == stacks::Chooser::ompi50) {
       libraries = {LibraryKind::han};
+    } else if (a->library == "auto" && chooser == stacks::Chooser::mpich4) {
+      libraries = {LibraryKind::mpich};
     } else if (a->library == "auto") {
       libraries = {analysis::auto_library(topo, call.collective) == analysis::AutoLibrary::nccl
                        ? LibraryKind::nccl
@@ -400,6 +410,7 @@ void add_explain(CLI::App& app) {
                    : a->library == "ucc"   ? LibraryKind::ucc
                    : a->library == "hcoll" ? LibraryKind::hcoll
                    : a->library == "ompi5" ? LibraryKind::han
+                   : a->library == "mpich" ? LibraryKind::mpich
                                            : LibraryKind::ompi};
     }
     if (!gpus && libraries.front() == LibraryKind::nccl) {

@@ -197,6 +197,9 @@ void add_stacks(CLI::App& app) {
       case stacks::Chooser::hcoll:
         chooser = "HCOLL's hierarchical allreduce, else Open MPI 4.1's";
         break;
+      case stacks::Chooser::mpich4:
+        chooser = "MPICH 4 ch4's allreduce composition, else Open MPI 4.1's";
+        break;
       case stacks::Chooser::ompi50:
         chooser = "coll/han's allreduce across nodes, else coll/tuned's fixed rules";
         break;

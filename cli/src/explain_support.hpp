@@ -18,7 +18,7 @@
 namespace collsim::cli::explain_detail {
 
 /// Which library's default is explained.
-enum class LibraryKind { ompi, nccl, ucc, hcoll, han };
+enum class LibraryKind { ompi, nccl, ucc, hcoll, han, mpich };
 
 inline std::string_view key(LibraryKind l) {
   switch (l) {
@@ -26,6 +26,7 @@ inline std::string_view key(LibraryKind l) {
   case LibraryKind::ucc: return "ucc";
   case LibraryKind::hcoll: return "hcoll";
   case LibraryKind::han: return "ompi5";
+  case LibraryKind::mpich: return "mpich";
   case LibraryKind::ompi: break;
   }
   return "ompi";

@@ -139,9 +139,14 @@ std::vector<NamedRule> named_rules(const core::TuneBlock& b, std::string_view li
   return rules;
 }
 
+/// "scenario 'S', engine E" and ", stack K" when the sweep ran under a named stack.
+std::string swept_on(const core::TuneTable& table) {
+  return fmt::format("scenario '{}', engine {}{}", table.scenario, table.engine,
+                     table.stack.empty() ? std::string{} : ", stack " + table.stack);
+}
+
 std::string header(const core::TuneTable& table, std::string_view what) {
-  return fmt::format("# {}, written by collsim tune (scenario '{}', engine {})\n", what,
-                     table.scenario, table.engine);
+  return fmt::format("# {}, written by collsim tune ({})\n", what, swept_on(table));
 }
 
 // ---- MPICH -----------------------------------------------------------------------------------
@@ -399,8 +404,7 @@ std::uint64_t ompi_rules_message_size(CollectiveKind collective, core::Bytes s) 
 
 std::string format_tuning_table(const core::TuneTable& table) {
   std::string out = fmt::format(
-      "# collsim tune: scenario '{}', engine {}, {} sizes from {} to {}{}\n", table.scenario,
-      table.engine, table.sizes.size(),
+      "# collsim tune: {}, {} sizes from {} to {}{}\n", swept_on(table), table.sizes.size(),
       table.sizes.empty() ? "-" : core::format_bytes(table.sizes.front()),
       table.sizes.empty() ? "-" : core::format_bytes(table.sizes.back()),
       table.ompi ? fmt::format(", candidates: Open MPI {} coll/tuned", version_text(*table.ompi))
@@ -503,15 +507,17 @@ std::string format_tuning_json(const core::TuneTable& table) {
                       {"ranks", b.ranks},
                       {"ranges", std::move(ranges)}});
   }
-  nlohmann::json out{{"scenario", table.scenario},
-                     {"engine", table.engine},
-                     {"sizes", sizes},
-                     {"library_default", table.default_model == "Open MPI 4.1"
-                                             ? std::string("Open MPI 4.1 coll/tuned fixed rules")
-                                             : table.default_model + " tuning model"},
-                     {"blocks", blocks},
-                     {"default_not_best", not_best},
-                     {"skipped", table.skipped}};
+  nlohmann::json out{
+      {"scenario", table.scenario},
+      {"engine", table.engine},
+      {"stack", table.stack.empty() ? nlohmann::json(nullptr) : nlohmann::json(table.stack)},
+      {"sizes", sizes},
+      {"library_default", table.default_model == "Open MPI 4.1"
+                              ? std::string("Open MPI 4.1 coll/tuned fixed rules")
+                              : table.default_model + " tuning model"},
+      {"blocks", blocks},
+      {"default_not_best", not_best},
+      {"skipped", table.skipped}};
   out["ompi_version"] =
       table.ompi ? nlohmann::json(std::string(version_text(*table.ompi))) : nlohmann::json(nullptr);
   return out.dump(2) + "\n";
@@ -533,9 +539,8 @@ std::string format_ompi_rules(const core::TuneTable& table, core::OmpiVersion ve
   if (v2) {
     out += "rule-file-version-2\n";
   }
-  out += fmt::format("# Open MPI {} coll/tuned dynamic rules, written by collsim tune (scenario "
-                     "'{}', engine {})\n",
-                     version_text(version), table.scenario, table.engine);
+  out += fmt::format("# Open MPI {} coll/tuned dynamic rules, written by collsim tune ({})\n",
+                     version_text(version), swept_on(table));
   out += "# use: mpirun --mca coll_tuned_use_dynamic_rules 1 --mca "
          "coll_tuned_dynamic_rules_filename THIS_FILE ...\n";
   out += "# message size: bytes of the whole buffer (dtype size x count; x comm size for the "

@@ -10,22 +10,14 @@
 // - openmpi-4.1+ucc: coll/ucc hands the call to UCC 1.1, whose tl/ucp runs its algorithms over
 //   UCX on the device buffers and reduces with ec/cuda on the GPU (src/components/tl/ucp,
 //   src/components/ec/cuda): GPU-direct, reductions at the GPU's rate.
-// GPU-direct over UCX (both stacks, device buffers): inside a node UCX's cuda_ipc copies each
-// peer's data on a CUDA stream of its own ("per-peer stream", stream_d2d[] in
-// src/uct/cuda/cuda_ipc/cuda_ipc_iface.h, UCX v1.12), so transfers to different peers overlap on
-// their own links: a port per link, as NCCL's channels. The links carry data at their data rate
-// (NVLink's and PCIe's packet overhead, the same physical figures the NCCL stack uses), and
-// between nodes GPUDirect RDMA at the NIC kind's transport efficiency.
+// GPU-direct over UCX (both stacks, device buffers): mpi_paths.hpp.
 // - openmpi-4.1+ucc+nccl: UCC's tl/nccl calls NCCL (src/components/tl/nccl/tl_nccl_coll.c): the
 //   NCCL stack's lowering.
 // Per-call software overheads (library entry, UCC's task set-up and progress) are not modelled
 // yet: the JSC study measured UCC over NCCL at about 0.5 % of a 1e9-byte allreduce.
 
-#include "host_staging.hpp"
-#include "nccl_model_constants.hpp"
+#include "mpi_paths.hpp"
 
-#include "collsim/stacks/mpi_env.hpp"
-#include "collsim/stacks/nccl_model.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/stacks/stack.hpp"
 
@@ -36,79 +28,7 @@
 namespace collsim::stacks {
 namespace {
 
-/// The data rates of a GPU node's links (see the top of this file): NVLink's or PCIe's inside
-/// the node, the NIC kind's between nodes.
-void link_rates(core::Protocol& p, const LowerContext& ctx, std::uint32_t ranks) {
-  const NcclModelInputs in = ctx.topology_spec != nullptr
-                                 ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)
-                                 : nccl_inputs(ctx.topology, ranks);
-  p.intra_node_efficiency =
-      in.nvlink ? nccl_detail::nvlink_scale(in.compute_capability) : nccl_detail::kPciScale;
-  if (ctx.topology_spec != nullptr && ctx.topology_spec->kind == "system") {
-    p.inter_node_efficiency = ctx.topology_spec->system.node.nic_efficiency;
-  }
-}
-
-/// Device buffers moved by UCX directly between GPUs (see the top of this file).
-core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
-  if (ctx.buffers != Buffers::device || !detail::on_gpus(s, ctx.topology) || s.ranks() < 2) {
-    return s;
-  }
-  core::Protocol p = s.header().protocol;
-  p.port_per_link = true;
-  link_rates(p, ctx, s.ranks());
-  s.set_protocol(p);
-  return s;
-}
-
-/// Host buffers moved by UCX's tag protocols (stacks/mpi_env.hpp): rendezvous above the
-/// threshold, the library's per-call cost at the start of every rank.
-core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
-  const MpiEnv env = parse_mpi_env(ctx.mpi);
-  core::Protocol p = s.header().protocol;
-  p.rendezvous_bytes = env.rendezvous_bytes;
-  p.launch = core::Seconds{p.launch.value + env.call_overhead.value};
-  s.set_protocol(p);
-  return s;
-}
-
-/// The data path of an MPI library over UCX that runs the schedule as generated: GPU-direct on
-/// device buffers, UCX's tag protocols on host buffers.
-core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx) {
-  if (ctx.buffers == Buffers::device && detail::on_gpus(s, ctx.topology)) {
-    return gpu_direct(std::move(s), ctx);
-  }
-  return host_protocols(std::move(s), ctx);
-}
-
-/// coll/cuda's staging (host_staging.hpp): the DMA over PCIe at its data rate and the network at
-/// the NIC kind's; one port per rank (the copies are synchronous, one after another).
-core::Schedule staged(const core::Schedule& s, const LowerContext& ctx) {
-  core::Schedule out = detail::stage_through_host(s, ctx.topology, detail::host_costs());
-  core::Protocol p = out.header().protocol;
-  link_rates(p, ctx, s.ranks());
-  p.intra_node_efficiency = nccl_detail::kPciScale; // the staging copies cross PCIe
-  out.set_protocol(p);
-  return out;
-}
-
-/// A stack whose library runs the MPI algorithms (every one but NCCL's).
-class MpiStack : public Stack {
-public:
-  explicit MpiStack(StackInfo info) : info_(std::move(info)) {}
-  [[nodiscard]] const StackInfo& info() const override { return info_; }
-  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override {
-    return !nccl_lowering_algo(algo).has_value();
-  }
-  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override {
-    return fmt::format("stack '{}' runs MPI algorithms; {} is NCCL's (use --stack nccl or "
-                       "openmpi-4.1+ucc+nccl)",
-                       info_.name, algo.name);
-  }
-
-private:
-  StackInfo info_;
-};
+using detail::MpiStack;
 
 /// Open MPI 4.1 over pml ucx whose collective component runs the schedule on host memory: on
 /// device buffers coll/cuda stages the reductions (host_staging.hpp); the rest over UCX.
@@ -118,9 +38,9 @@ public:
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
     if (ctx.buffers == Buffers::device && detail::stages(schedule, ctx.topology)) {
-      return staged(schedule, ctx);
+      return detail::staged(schedule, ctx, detail::host_costs());
     }
-    return over_ucx(std::move(schedule), ctx);
+    return detail::over_ucx(std::move(schedule), ctx);
   }
 };
 
@@ -147,7 +67,7 @@ public:
   OpenMpi41Ucc() : MpiStack(describe()) {}
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
-    return over_ucx(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
+    return detail::over_ucx(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
   }
 
 private:

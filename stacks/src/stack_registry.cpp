@@ -77,6 +77,7 @@ Registry default_stacks() {
   r.add(make_openmpi41_ucc_nccl_stack());
   r.add(make_hpcx_stack());
   r.add(make_openmpi50_stack());
+  r.add(make_mpich4_stack());
   return r;
 }
 

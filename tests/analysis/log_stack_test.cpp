@@ -45,3 +45,32 @@ TEST_CASE("the stack a log's launch command shows", "[analysis][validate][stacks
   CHECK(plain.stack.empty());
   CHECK(plain.buffers == "device");
 }
+
+namespace {
+
+/// The stack of a collsim-probe log whose header names `library` (MPI_Get_library_version's
+/// first line, as the probe prints it).
+std::string probe_stack(const std::string& library) {
+  const std::string text = "# collsim-probe 1.0: ranks 8, nodes 2, ranks per node 4\n"
+                           "# MPI library: " +
+                           library +
+                           "\n\n# OSU MPI Allreduce Latency Test v7.3\n"
+                           "# Size       Avg Latency(us)\n"
+                           "4                      12.00\n";
+  const io::ParsedLog log = io::parse_log(text, "probe.txt");
+  REQUIRE_FALSE(log.measurements.empty());
+  const auto p = analysis::to_measured_point(log, log.measurements.front());
+  REQUIRE(p);
+  return p->stack;
+}
+
+} // namespace
+
+TEST_CASE("the stack a log's MPI library line names", "[analysis][validate][stacks]") {
+  CHECK(probe_stack("Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4") == "openmpi-4.1");
+  CHECK(probe_stack("Open MPI v5.0.9, package: Open MPI, ident: 5.0.9") == "openmpi-5.0");
+  CHECK(probe_stack("MPICH Version:\t4.0.2") == "mpich-4");
+  CHECK(probe_stack("MPICH Version: 4.2.3") == "mpich-4");
+  CHECK(probe_stack("MPICH Version:\t3.4.3").empty()); // MPICH 3 has no stack
+  CHECK(probe_stack("Intel(R) MPI Library 2021.10 for Linux* OS").empty());
+}

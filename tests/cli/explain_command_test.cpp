@@ -267,9 +267,9 @@ TEST_CASE("collsim explain rejects bad input with one line and exit code 2", "[c
        "collsim: error: unknown collective 'allredux' (did you mean 'allreduce'?); valid values "
        "are: allreduce, reduce, bcast, allgather, reduce_scatter, alltoall, gather, scatter, "
        "barrier\n"},
-      {"--scenario dgx-a100 --collective allreduce --ranks 8 --bytes 1MiB --library mpich",
-       "collsim: error: unknown library 'mpich'; valid values are: auto, ompi, ompi5, nccl, ucc, "
-       "hcoll, both\n"},
+      {"--scenario dgx-a100 --collective allreduce --ranks 8 --bytes 1MiB --library mvapich",
+       "collsim: error: unknown library 'mvapich' (did you mean 'mpich'?); valid values are: "
+       "auto, ompi, ompi5, nccl, ucc, hcoll, mpich, both\n"},
       {"--scenario dgx-a100 --collective allreduce --ranks 300 --bytes 1MiB",
        "collsim: error: the system has 32 nodes x 8 ranks per node = 256 rank slots but 300 ranks "
        "were requested\n"},

@@ -153,6 +153,16 @@ TEST_CASE("explain, tune and validate run under --stack", "[cli][stacks]") {
                           "1MiB --format json");
   const std::string skipped = t.at("skipped").dump();
   CHECK(skipped.find("nccl_ring: stack 'openmpi-4.1' runs MPI algorithms") != std::string::npos);
+  // The table and the tuning files it writes name the stack they were swept under.
+  CHECK(t.at("stack") == "openmpi-4.1");
+  const auto rules = run_collsim("tune --scenario juwels-booster --stack openmpi-4.1 --ranks 8 "
+                                 "--sizes 1MiB --candidates ompi --format ompi-rules");
+  CHECK(rules.code == 0);
+  CHECK(rules.out.find("written by collsim tune (scenario 'juwels-booster', engine loggp, stack "
+                       "openmpi-4.1)") != std::string::npos);
+  CHECK(run_json("tune --scenario juwels-booster --ranks 8 --sizes 1MiB --format json")
+            .at("stack")
+            .is_null());
   // validate: the named stack's choice predicts the rows, on its data path.
   const json v = run_json("validate --scenario dgx-a100 --stack openmpi-4.1 --format json --log "
                           "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt");
@@ -160,7 +170,7 @@ TEST_CASE("explain, tune and validate run under --stack", "[cli][stacks]") {
   CHECK(row.at("chosen_by").get<std::string>().rfind("Open MPI 4.1", 0) == 0);
 }
 
-TEST_CASE("hpcx runs HCOLL's allreduce under auto; a log with coll/hcoll enabled names it",
+TEST_CASE("hpcx runs HCOLL's allreduce under auto, and a log with coll/hcoll enabled names it",
           "[cli][stacks][hpcx]") {
   const json j = run_json("sim --scenario cpu-hdr100-epyc --stack hpcx --algorithm auto --ranks "
                           "512 --sizes 8,1MiB --format json");
@@ -225,4 +235,23 @@ TEST_CASE("openmpi-5.0 runs coll/han's allreduce across nodes and coll/tuned on 
                             "auto --ranks 64 --sizes 1MiB --format json");
   CHECK(one.at("results").at(0).at("params").get<std::string>().find("algorithm=han") ==
         std::string::npos);
+}
+
+TEST_CASE("mpich-4 runs ch4's allreduce composition under auto, and explain --library mpich",
+          "[cli][stacks][mpich]") {
+  const json j = run_json("sim --scenario cpu-hdr100-epyc --stack mpich-4 --algorithm auto "
+                          "--ranks 512 --sizes 8,1MiB --format json");
+  for (const json& row : j.at("results")) {
+    CHECK(row.at("stack") == "mpich-4");
+    CHECK(row.at("params").get<std::string>().find("algorithm=mpich_ch4") != std::string::npos);
+  }
+  const json e = run_json("explain --scenario cpu-hdr100-epyc --collective allreduce --ranks 256 "
+                          "--bytes 8B --library mpich --format json");
+  CHECK(e.at("library_default").at("algorithm") == "mpich_ch4");
+  const json b = run_json("explain --scenario cpu-hdr100-epyc --collective bcast --ranks 256 "
+                          "--bytes 8B --library mpich --format json");
+  CHECK(b.at("library_default")
+            .at("reason")
+            .get<std::string>()
+            .find("MPICH's own selection for bcast is not modelled") != std::string::npos);
 }

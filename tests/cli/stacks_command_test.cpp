@@ -90,7 +90,9 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {
   const json j = run_json("stacks --format json");
-  REQUIRE(j.size() == 7);
+  REQUIRE(j.size() == 8);
+  CHECK(j.at(7).at("name") == "mpich-4");
+  CHECK(j.at(7).at("auto") == "MPICH 4 ch4's allreduce composition, else Open MPI 4.1's");
   CHECK(j.at(5).at("name") == "hpcx");
   CHECK(j.at(5).at("auto") == "HCOLL's hierarchical allreduce, else Open MPI 4.1's");
   CHECK(j.at(6).at("name") == "openmpi-5.0");

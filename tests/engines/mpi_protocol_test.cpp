@@ -96,3 +96,48 @@ TEST_CASE("a message above the rendezvous threshold waits two more latencies, on
     CHECK(run(one_message(2, kM, below), t) - eager == Approx(2 * l).epsilon(1e-3));
   }
 }
+
+TEST_CASE("over a shared-memory protocol the readers copy: a rank read by three peers is not "
+          "serialised on loggp",
+          "[engines][protocol]") {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = 1;
+  spec.system.node.cpu.cores_per_socket = 4;
+  spec.system.node.cpu.memory_bandwidth = core::Bandwidth{40e9};
+  spec.system.node.cpu.memory_latency = core::Seconds{0.2e-6};
+  spec.system.node.nics = 0;
+  const core::Topology t = topologies::build(spec, 4);
+  constexpr std::uint64_t kM = 8192;
+  const auto fan_out = [&](core::Protocol protocol) {
+    core::ScheduleHeader h;
+    h.collective = core::CollectiveKind::bcast;
+    h.ranks = 4;
+    h.bytes = core::Bytes{kM};
+    h.data_bytes = kM;
+    h.protocol = std::move(protocol);
+    core::Schedule s(h);
+    for (core::Rank r = 0; r < 4; ++r) {
+      s.begin_rank(r);
+      for (core::Rank peer = 1; peer < 4; ++peer) {
+        if (r == 0) {
+          s.send(peer, {Buffer::data, 0, kM});
+        } else if (r == peer) {
+          s.recv(0, {Buffer::data, 0, kM});
+        }
+      }
+    }
+    s.finish();
+    return s;
+  };
+  const core::RouteCost rc = t.route_cost_between(t.device_of(0), t.device_of(1));
+  const double copy = kM / rc.bottleneck.bytes_per_second;
+  core::Protocol shm;
+  shm.intra_node_overhead = core::Seconds{0.0};
+  // Each reader copies the 8 KiB itself, all three at once: one latency and one copy.
+  CHECK(loggp(fan_out(shm), t) == Approx(rc.latency.value + copy).epsilon(1e-9));
+  // MPI's point-to-point sends leave one after another from the sender's port (o = 0 here).
+  CHECK(loggp(fan_out({}), t) == Approx(rc.latency.value + 3 * copy).epsilon(1e-9));
+  // SimGrid shares the sender's memory link among the three flows: never faster.
+  CHECK(simgrid(fan_out(shm), t) >= loggp(fan_out(shm), t));
+}

@@ -113,7 +113,7 @@ TEST_CASE("one hcoll fragment on two cores: a shared-memory fan-in, a reduction,
         Approx(expected).epsilon(1e-9));
 }
 
-TEST_CASE("the hpcx stack's auto is HCOLL's allreduce; Open MPI's rules for the rest",
+TEST_CASE("the hpcx stack's auto is HCOLL's allreduce, Open MPI's rules for the rest",
           "[stacks][hpcx]") {
   const auto stacks = stacks::default_stacks();
   const auto registry = algorithms::make_default_registry();

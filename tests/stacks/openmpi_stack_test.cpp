@@ -10,25 +10,17 @@
 #include "collsim/engines/loggp.hpp"
 #include "collsim/topologies/build.hpp"
 
+#include "stack_test_support.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace collsim;
+using collsim::testing::gpu_nodes;
 using core::CollectiveKind;
 
 namespace {
 
-constexpr double kCore = 20e9; // one core's memory bandwidth, B/s
-
-/// `nodes` nodes of `gpus` GPUs on PCIe Gen4 x16 to one socket (no NVLink, no switch).
-core::TopologySpec gpu_nodes(std::uint32_t nodes, std::uint32_t gpus) {
-  core::TopologySpec spec;
-  spec.kind = "system";
-  spec.system.nodes = nodes;
-  spec.system.node.gpus = gpus;
-  spec.system.node.reduce_bandwidth = core::Bandwidth{500e9};
-  spec.system.node.cpu.core_bandwidth = core::Bandwidth{kCore};
-  return spec;
-}
+constexpr double kCore = testing::kCoreBandwidth;
 
 struct Lowered {
   core::Schedule schedule;
@@ -201,7 +193,7 @@ TEST_CASE("stacks are found by name and refuse what their library does not run",
   const auto& nccl_ring = registry.find(CollectiveKind::allreduce, "nccl_ring");
   CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
                                                    "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl",
-                                                   "hpcx", "openmpi-5.0"});
+                                                   "hpcx", "openmpi-5.0", "mpich-4"});
   // With no stack named, the library stacks never run anything.
   CHECK(stacks.resolve("", ring).info().name == "direct");
   CHECK(stacks.resolve("", nccl_ring).info().name == "nccl");

@@ -1,5 +1,5 @@
 #pragma once
-// What the MPI stack tests share: CPU nodes on one switch.
+// What the MPI stack tests share: CPU nodes on one switch, GPU nodes on PCIe.
 
 #include "collsim/core/scenario.hpp"
 
@@ -20,6 +20,20 @@ inline core::TopologySpec cpu_nodes(std::uint32_t nodes, std::uint32_t cores) {
   spec.system.node.nics = 1;
   spec.system.node.nic_bandwidth = core::Bandwidth{12.5e9};
   spec.endpoint.overhead = core::Seconds{0.5e-6};
+  return spec;
+}
+
+/// One CPU core's memory bandwidth in gpu_nodes, B/s.
+inline constexpr double kCoreBandwidth = 20e9;
+
+/// `nodes` nodes of `gpus` GPUs on PCIe Gen4 x16 to one socket (no NVLink, no switch).
+inline core::TopologySpec gpu_nodes(std::uint32_t nodes, std::uint32_t gpus) {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = nodes;
+  spec.system.node.gpus = gpus;
+  spec.system.node.reduce_bandwidth = core::Bandwidth{500e9};
+  spec.system.node.cpu.core_bandwidth = core::Bandwidth{kCoreBandwidth};
   return spec;
 }
 

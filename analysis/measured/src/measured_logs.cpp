@@ -12,8 +12,8 @@ namespace {
 /// UCC's NCCL team layer where UCC_TL_NCCL_TUNE or UCC_CL_BASIC_TLS names nccl; Open MPI 4.1
 /// named by the log is openmpi-4.1 (staging device buffers through the host, sending host buffers
 /// over UCX's eager and rendezvous protocols); coll/hcoll enabled
-/// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL. Other libraries have no stack
-/// yet: "".
+/// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL; Open MPI 5.0 and MPICH 4 named by
+/// the log are openmpi-5.0 and mpich-4. Other libraries have no stack yet: "".
 std::string log_stack(const std::string& command, const std::string& mpi_library) {
   const bool ucc = command.find("coll_ucc_enable 1") != std::string::npos ||
                    command.find("coll_ucc_enable=1") != std::string::npos;
@@ -30,6 +30,18 @@ std::string log_stack(const std::string& command, const std::string& mpi_library
   if (mpi_library.find("Open MPI") != std::string::npos &&
       mpi_library.find("4.1") != std::string::npos) {
     return "openmpi-4.1"; // device buffers staged; host buffers over UCX's tag protocols
+  }
+  if (mpi_library.find("Open MPI") != std::string::npos &&
+      mpi_library.find("v5.0") != std::string::npos) {
+    return "openmpi-5.0";
+  }
+  // MPI_Get_library_version of MPICH 4: "MPICH Version: 4.x.y" (derivatives such as Intel MPI
+  // and MVAPICH name themselves and run other algorithms).
+  if (mpi_library.starts_with("MPICH Version:")) {
+    const std::size_t v = mpi_library.find_first_not_of(" \t", 14);
+    if (v != std::string::npos && mpi_library.compare(v, 2, "4.") == 0) {
+      return "mpich-4";
+    }
   }
   return "";
 }

@@ -452,7 +452,11 @@ private:
           stream_free = &rs.stream_free[s_.stream(id)];
         }
         const double o = overhead(ep, r, peer);
-        const double duration = rate_time(wire_bytes(m, r, peer), rc.bottleneck);
+        // Over a shared-memory flag protocol (intra_node_overhead set) the reader copies: the
+        // sender publishes its buffer and raises a flag, the receiver's port moves the data
+        // (arrive()), so a rank read by many peers is not serialised by their copies.
+        const double duration =
+            reader_copies(r, peer) ? 0.0 : rate_time(wire_bytes(m, r, peer), rc.bottleneck);
         double start = 0.0;
         double end = 0.0;
         if (stream_free == nullptr) {
@@ -508,6 +512,13 @@ private:
       case OpKind::calc: done(id, r, ready, ready + s_.calc_time(id).value); break;
       }
     }
+  }
+
+  /// Whether the receiver, not the sender, moves the data of a message from a to b: inside a node
+  /// over a shared-memory protocol whose peers read each other's cells (core::Protocol::
+  /// intra_node_overhead set: HCOLL's basesmuma, MPICH's release_gather).
+  [[nodiscard]] bool reader_copies(Rank a, Rank b) const {
+    return protocol_.intra_node_overhead.value >= 0 && routes_.same_node(a, b);
   }
 
   /// o of a message between ranks a and b: the protocol's intra-node overhead where it sets one

@@ -39,6 +39,10 @@ enum class AutoLibrary { nccl, ompi };
 /// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
 [[nodiscard]] std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective);
 
+/// MPICH 4's choice (the mpich-4 stack): ch4's default allreduce composition (`mpich_ch4`); nullopt
+/// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
+[[nodiscard]] std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective);
+
 /// Open MPI 5.0's choice for an allreduce across nodes of equal rank counts (the openmpi-5.0
 /// stack): coll/han's `han` with coll/tuned's reduce and bcast for a node's ranks and a 64 KiB
 /// segment; nullopt on one node, uneven nodes, or another collective (coll/tuned's rules then).

@@ -110,7 +110,9 @@ struct Protocol {
   /// The software overhead o of a message within a node when >= 0, in place of the endpoint's
   /// (MPI's matching send and receive): a library whose intra-node transport is flags and
   /// payload in a shared segment, polled by the peer, pays only the route's latency (one cache
-  /// line moving between cores) and the data time (HCOLL's basesmuma; stacks/hpcx_stack.cpp).
+  /// line moving between cores) and the data time (HCOLL's basesmuma, MPICH's release_gather:
+  /// algorithms' over_shared_memory_flags). The reader copies: loggp books such a message's data
+  /// time on the receiver, not on the sender's port.
   Seconds intra_node_overhead{-1.0};
   /// Rendezvous: a message of more than this many payload bytes moves only after a handshake, the
   /// sender's ready-to-send reaching the receiver and the receiver's request (UCX's RDMA GET, ob1's

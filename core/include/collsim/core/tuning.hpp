@@ -89,6 +89,8 @@ struct TuneBlock {
 struct TuneTable {
   std::string scenario;
   std::string engine;
+  /// The library stack the candidates ran under (docs/stacks.md); "" when none was named.
+  std::string stack;
   std::vector<Bytes> sizes; ///< the swept sizes, ascending
   /// Set when the candidates were limited to what this Open MPI series implements: then every
   /// winner has an ompi_id valid for it, and a rules file can be written.

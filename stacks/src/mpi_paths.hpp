@@ -1,0 +1,51 @@
+#pragma once
+// Internal: the data paths the MPI stacks share (docs/stacks.md): device buffers moved by UCX
+// directly between GPUs, host buffers under UCX's tag protocols, device buffers staged through
+// host memory, and the base of every stack that runs MPI's (not NCCL's) algorithms.
+//
+// GPU-direct over UCX (device buffers): inside a node UCX's cuda_ipc copies each peer's data on a
+// CUDA stream of its own ("per-peer stream", stream_d2d[] in src/uct/cuda/cuda_ipc/
+// cuda_ipc_iface.h, UCX v1.12), so transfers to different peers overlap on their own links: a
+// port per link, as NCCL's channels. The links carry data at their data rate (NVLink's and
+// PCIe's packet overhead, the same physical figures the NCCL stack uses), and between nodes
+// GPUDirect RDMA at the NIC kind's transport efficiency.
+
+#include "host_staging.hpp"
+
+#include "collsim/stacks/stack.hpp"
+
+#include <string>
+#include <utility>
+
+namespace collsim::stacks::detail {
+
+/// Device buffers moved by UCX directly between GPUs (see the top of this file); `s` unchanged
+/// on host buffers or ranks that are not GPUs.
+core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx);
+
+/// Host buffers moved by UCX's tag protocols (stacks/mpi_env.hpp): rendezvous above the
+/// threshold, the library's per-call cost at the start of every rank.
+core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx);
+
+/// The data path of an MPI library over UCX that runs the schedule as generated: GPU-direct on
+/// device buffers, UCX's tag protocols on host buffers.
+core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx);
+
+/// The schedule staged through host memory (host_staging.hpp) at `costs`: the DMA over PCIe at
+/// its data rate and the network at the NIC kind's; one port per rank (the copies are
+/// synchronous, one after another).
+core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const HostCosts& costs);
+
+/// A stack whose library runs the MPI algorithms (every one but NCCL's).
+class MpiStack : public Stack {
+public:
+  explicit MpiStack(StackInfo info) : info_(std::move(info)) {}
+  [[nodiscard]] const StackInfo& info() const override { return info_; }
+  [[nodiscard]] bool runs(const algorithms::AlgorithmInfo& algo) const override;
+  [[nodiscard]] std::string refusal(const algorithms::AlgorithmInfo& algo) const override;
+
+private:
+  StackInfo info_;
+};
+
+} // namespace collsim::stacks::detail
