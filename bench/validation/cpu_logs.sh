@@ -9,7 +9,8 @@
 # The aws_hpc7g log holds four osu_allreduce runs (4, 8, 16, 32 nodes of 16 ranks) without a
 # launch line collsim reads: each section is validated on its own with --ranks and --nodes from
 # its file name (all_reduce-NODES-RANKS-1.out). The ucc#981 log states its ranks and runs under
-# the stack its launch command shows unless STACKS names others. COLLSIM defaults to
+# the stack its launch command shows unless STACKS names others. The Azure IMB log (Intel MPI
+# 2018, which has no stack) states its ranks and runs under each stack of STACKS. COLLSIM defaults to
 # build/release/cli/collsim, LOG_DIR to tests/data/logs. Needs python3 (json module only).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,6 +48,12 @@ for stack in $stacks; do
     --log "$logs/ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt" --format json \
     >"$tmp/$i.json" 2>"$tmp/$i.err" || rm -f "$tmp/$i.json"
   echo "ucc981 $stack" >"$tmp/$i.label"
+  i=$((i + 1))
+  echo "collsim validate --scenario azure-hc44rs --stack $stack --log azure" >&2
+  "$collsim" validate --scenario azure-hc44rs --stack "$stack" \
+    --log "$logs/azure_32x44_cpu_ib_imb_allreduce_1408ranks.txt" --format json \
+    >"$tmp/$i.json" 2>"$tmp/$i.err" || rm -f "$tmp/$i.json"
+  echo "azure_imb $stack" >"$tmp/$i.label"
 done
 i=$((i + 1))
 echo "collsim validate --scenario cpu-hdr100-epyc --log ucc981 (stack from the log)" >&2

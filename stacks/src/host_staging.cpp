@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace collsim::stacks::detail {
@@ -40,6 +41,8 @@ Range result_range(const core::ScheduleHeader& h, Rank r) {
     const auto [b, len] = core::block_range(n, h.ranks, r);
     return Range{Buffer::data, b, len};
   }
+  case core::CollectiveKind::alltoall: // the receive buffer follows the send buffer in data
+    return Range{Buffer::data, n, n};
   default: return Range{Buffer::data, 0, n};
   }
 }
@@ -178,6 +181,13 @@ private:
 };
 
 } // namespace
+
+HostCosts pooled_costs() {
+  HostCosts c;
+  c.fault_seconds_per_byte = 0.0;
+  c.mmap_threshold = std::numeric_limits<std::uint64_t>::max();
+  return c;
+}
 
 HostCosts host_costs() {
   HostCosts c;

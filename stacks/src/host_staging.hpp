@@ -32,6 +32,10 @@ struct HostCosts {
 /// Linux's and glibc's (see host_staging.cpp).
 HostCosts host_costs();
 
+/// Staging buffers a library allocates once and reuses (MPICH's GPU swap pool, MVAPICH2's naive
+/// staging buffers): no page faults, no fresh mmap.
+HostCosts pooled_costs();
+
 /// True where every rank of `s` sits on a GPU of `t`.
 bool on_gpus(const core::Schedule& s, const core::Topology& t);
 

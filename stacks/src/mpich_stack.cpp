@@ -15,21 +15,12 @@
 
 #include "mpi_paths.hpp"
 
-#include <limits>
 #include <utility>
 
 namespace collsim::stacks {
 namespace {
 
 constexpr std::uint64_t kSwapBufferBytes = 1ULL << 20; // MPIR_CVAR_CH4_GPU_COLL_SWAP_BUFFER_SZ
-
-/// Staging into the reused pool: no page faults, no fresh mmap.
-detail::HostCosts pooled() {
-  detail::HostCosts c;
-  c.fault_seconds_per_byte = 0.0;
-  c.mmap_threshold = std::numeric_limits<std::uint64_t>::max();
-  return c;
-}
 
 class Mpich4 final : public detail::MpiStack {
 public:
@@ -39,7 +30,7 @@ public:
     const core::ScheduleHeader& h = schedule.header();
     if (ctx.buffers == Buffers::device && h.collective == core::CollectiveKind::allreduce &&
         h.bytes.value <= kSwapBufferBytes && detail::stages(schedule, ctx.topology)) {
-      return detail::staged(schedule, ctx, pooled());
+      return detail::staged(schedule, ctx, detail::pooled_costs());
     }
     return detail::over_ucx(std::move(schedule), ctx);
   }

@@ -78,6 +78,7 @@ Registry default_stacks() {
   r.add(make_hpcx_stack());
   r.add(make_openmpi50_stack());
   r.add(make_mpich4_stack());
+  r.add(make_mvapich2_gdr_stack());
   return r;
 }
 

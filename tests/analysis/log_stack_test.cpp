@@ -73,4 +73,6 @@ TEST_CASE("the stack a log's MPI library line names", "[analysis][validate][stac
   CHECK(probe_stack("MPICH Version: 4.2.3") == "mpich-4");
   CHECK(probe_stack("MPICH Version:\t3.4.3").empty()); // MPICH 3 has no stack
   CHECK(probe_stack("Intel(R) MPI Library 2021.10 for Linux* OS").empty());
+  CHECK(probe_stack("MVAPICH2-GDR Version\t:\t2.3.7") == "mvapich2-gdr");
+  CHECK(probe_stack("MVAPICH2 Version\t:\t2.3.7").empty()); // no GDR: no stack
 }

@@ -90,7 +90,9 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {
   const json j = run_json("stacks --format json");
-  REQUIRE(j.size() == 8);
+  REQUIRE(j.size() == 9);
+  CHECK(j.at(8).at("name") == "mvapich2-gdr");
+  CHECK(j.at(8).at("auto") == "Open MPI 4.1 coll/tuned's fixed rules");
   CHECK(j.at(7).at("name") == "mpich-4");
   CHECK(j.at(7).at("auto") == "MPICH 4 ch4's allreduce composition, else Open MPI 4.1's");
   CHECK(j.at(5).at("name") == "hpcx");

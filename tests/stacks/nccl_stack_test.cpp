@@ -107,7 +107,8 @@ TEST_CASE("the NCCL stack runs NCCL's algorithms and the direct stack the rest",
   const auto stacks = stacks::default_stacks();
   CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
                                                    "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl",
-                                                   "hpcx", "openmpi-5.0", "mpich-4"});
+                                                   "hpcx", "openmpi-5.0", "mpich-4",
+                                                   "mvapich2-gdr"});
   CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nccl_tree")).info().name ==
         "nccl");
   CHECK(stacks.stack_for(registry.find(CollectiveKind::allreduce, "nvls_tree")).info().name ==

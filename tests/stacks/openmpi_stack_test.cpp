@@ -16,36 +16,13 @@
 
 using namespace collsim;
 using collsim::testing::gpu_nodes;
+using collsim::testing::lower;
+using collsim::testing::Lowered;
 using core::CollectiveKind;
 
 namespace {
 
 constexpr double kCore = testing::kCoreBandwidth;
-
-struct Lowered {
-  core::Schedule schedule;
-  double time = 0.0;
-};
-
-Lowered lower(const char* stack, CollectiveKind c, const char* algorithm, std::uint32_t p,
-              std::uint64_t n, const core::TopologySpec& spec,
-              stacks::Buffers buffers = stacks::Buffers::device) {
-  const auto registry = algorithms::make_default_registry();
-  const auto& algo = registry.find(c, algorithm);
-  const auto topo = topologies::build(spec, p);
-  algorithms::Request req;
-  req.collective = c;
-  req.ranks = p;
-  req.bytes = core::Bytes{n};
-  req.topology = &topo;
-  const auto stacks = stacks::default_stacks();
-  stacks::LowerContext ctx{topo, {}, algo, &spec};
-  ctx.buffers = buffers;
-  Lowered out;
-  out.schedule = stacks::lower(stacks, registry.generate(algo, req), ctx, stack);
-  out.time = engines::LogGPEngine().run(out.schedule, topo, {}).time.value;
-  return out;
-}
 
 } // namespace
 
@@ -193,7 +170,8 @@ TEST_CASE("stacks are found by name and refuse what their library does not run",
   const auto& nccl_ring = registry.find(CollectiveKind::allreduce, "nccl_ring");
   CHECK(stacks.names() == std::vector<std::string>{"nccl", "direct", "openmpi-4.1",
                                                    "openmpi-4.1+ucc", "openmpi-4.1+ucc+nccl",
-                                                   "hpcx", "openmpi-5.0", "mpich-4"});
+                                                   "hpcx", "openmpi-5.0", "mpich-4",
+                                                   "mvapich2-gdr"});
   // With no stack named, the library stacks never run anything.
   CHECK(stacks.resolve("", ring).info().name == "direct");
   CHECK(stacks.resolve("", nccl_ring).info().name == "nccl");

@@ -1,7 +1,12 @@
 #pragma once
-// What the MPI stack tests share: CPU nodes on one switch, GPU nodes on PCIe.
+// What the MPI stack tests share: CPU nodes on one switch, GPU nodes on PCIe, and a schedule
+// generated, lowered by a named stack and timed on loggp.
 
+#include "collsim/algorithms/registry.hpp"
 #include "collsim/core/scenario.hpp"
+#include "collsim/engines/loggp.hpp"
+#include "collsim/stacks/stack.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <cstdint>
 
@@ -35,6 +40,34 @@ inline core::TopologySpec gpu_nodes(std::uint32_t nodes, std::uint32_t gpus) {
   spec.system.node.reduce_bandwidth = core::Bandwidth{500e9};
   spec.system.node.cpu.core_bandwidth = core::Bandwidth{kCoreBandwidth};
   return spec;
+}
+
+/// A schedule lowered by a stack and its loggp time.
+struct Lowered {
+  core::Schedule schedule;
+  double time = 0.0;
+};
+
+/// `algorithm` of collective `c` on `p` ranks of `spec`, `n` bytes, lowered by `stack` (its
+/// buffers `buffers`) and run on loggp.
+inline Lowered lower(const char* stack, core::CollectiveKind c, const char* algorithm,
+                     std::uint32_t p, std::uint64_t n, const core::TopologySpec& spec,
+                     stacks::Buffers buffers = stacks::Buffers::device) {
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(c, algorithm);
+  const auto topo = topologies::build(spec, p);
+  algorithms::Request req;
+  req.collective = c;
+  req.ranks = p;
+  req.bytes = core::Bytes{n};
+  req.topology = &topo;
+  const auto all = stacks::default_stacks();
+  stacks::LowerContext ctx{topo, {}, algo, &spec};
+  ctx.buffers = buffers;
+  Lowered out;
+  out.schedule = stacks::lower(all, registry.generate(algo, req), ctx, stack);
+  out.time = engines::LogGPEngine().run(out.schedule, topo, {}).time.value;
+  return out;
 }
 
 } // namespace collsim::testing

@@ -12,8 +12,9 @@ namespace {
 /// UCC's NCCL team layer where UCC_TL_NCCL_TUNE or UCC_CL_BASIC_TLS names nccl; Open MPI 4.1
 /// named by the log is openmpi-4.1 (staging device buffers through the host, sending host buffers
 /// over UCX's eager and rendezvous protocols); coll/hcoll enabled
-/// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL; Open MPI 5.0 and MPICH 4 named by
-/// the log are openmpi-5.0 and mpich-4. Other libraries have no stack yet: "".
+/// (`--mca coll_hcoll_enable 1`) is HPC-X's Open MPI with HCOLL; Open MPI 5.0, MPICH 4 and
+/// MVAPICH2-GDR named by the log are openmpi-5.0, mpich-4 and mvapich2-gdr. Other libraries have no
+/// stack yet: "".
 std::string log_stack(const std::string& command, const std::string& mpi_library) {
   const bool ucc = command.find("coll_ucc_enable 1") != std::string::npos ||
                    command.find("coll_ucc_enable=1") != std::string::npos;
@@ -34,6 +35,10 @@ std::string log_stack(const std::string& command, const std::string& mpi_library
   if (mpi_library.find("Open MPI") != std::string::npos &&
       mpi_library.find("v5.0") != std::string::npos) {
     return "openmpi-5.0";
+  }
+  // MVAPICH2-GDR names itself in MPI_Get_library_version ("MVAPICH2-GDR Version ...").
+  if (mpi_library.find("MVAPICH2-GDR") != std::string::npos) {
+    return "mvapich2-gdr";
   }
   // MPI_Get_library_version of MPICH 4: "MPICH Version: 4.x.y" (derivatives such as Intel MPI
   // and MVAPICH name themselves and run other algorithms).
