@@ -26,6 +26,50 @@ constexpr std::array<std::string_view, 40> kTransports{
     "dc_mlx5",  "ugni", "ugni_smsg", "ugni_udt", "ugni_rdma", "cuda",    "cuda_copy", "cuda_ipc",
     "gdr_copy", "rocm", "rocm_copy", "rocm_ipc", "rocm_gdr",  "sockcm",  "rdmacm",    "cm"};
 
+/// UCX v1.12's shared-memory transports after ucp_tl_aliases (src/ucp/core/ucp_context.c: "mm"
+/// = posix, sysv, xpmem; "sm" and "shm" = those and knem, cma; "all" = every one). cma and knem
+/// (src/uct/sm/scopy) copy once, from the sender's memory into the receiver's; xpmem maps the
+/// peer's buffer (its rkey_ptr) for the same single copy; posix and sysv are FIFOs in a shared
+/// segment (src/uct/sm/mm), a copy in by the sender and a copy out by the receiver.
+std::vector<std::string_view> shared_memory_transports(std::string_view name) {
+  if (name == "all" || name == "sm" || name == "shm") {
+    return {"posix", "sysv", "xpmem", "knem", "cma"};
+  }
+  if (name == "mm") {
+    return {"posix", "sysv", "xpmem"};
+  }
+  if (name == "posix" || name == "sysv" || name == "xpmem" || name == "knem" || name == "cma") {
+    return {name};
+  }
+  return {};
+}
+
+/// What the transports of UCX_TLS leave for messages inside a node.
+SharedMemoryCopies shared_memory_copies(const std::vector<std::string>& tls, bool excluded) {
+  std::vector<std::string_view> on{"posix", "sysv", "xpmem", "knem", "cma"};
+  if (!excluded) {
+    on.clear();
+    for (const std::string& t : tls) {
+      for (const std::string_view s : shared_memory_transports(t)) {
+        on.push_back(s);
+      }
+    }
+  } else {
+    for (const std::string& t : tls) {
+      for (const std::string_view s : shared_memory_transports(t)) {
+        on.erase(std::remove(on.begin(), on.end(), s), on.end());
+      }
+    }
+  }
+  const auto has = [&](std::string_view s) {
+    return std::find(on.begin(), on.end(), s) != on.end();
+  };
+  if (has("cma") || has("knem") || has("xpmem")) {
+    return SharedMemoryCopies::single;
+  }
+  return has("posix") || has("sysv") ? SharedMemoryCopies::two : SharedMemoryCopies::none;
+}
+
 [[noreturn]] void fail(const core::MpiSpec& spec, const std::string& name, const std::string& msg) {
   detail::env_fail(spec.env_pos, "mpi.env", name, msg);
 }
@@ -100,6 +144,7 @@ MpiEnv parse_mpi_env(const core::MpiSpec* spec) {
     if (env.tls.empty()) {
       fail(*spec, it->first, "expected a comma list of UCX transports such as rc,sm,self");
     }
+    env.shared_memory = shared_memory_copies(env.tls, env.tls_excluded);
   }
   return env;
 }

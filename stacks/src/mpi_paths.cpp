@@ -42,6 +42,12 @@ core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
   core::Protocol p = s.header().protocol;
   p.rendezvous_bytes = env.rendezvous_bytes;
   p.launch = core::Seconds{p.launch.value + env.call_overhead.value};
+  if (env.shared_memory == SharedMemoryCopies::two && p.intra_node_overhead.value < 0) {
+    // Each byte copied twice by the cores, into the shared FIFO and out of it (mpi_env.hpp):
+    // half the rate of the single copy a route inside the node prices. Not where the library
+    // moves data in shared memory of its own (HCOLL's basesmuma, MPICH's release_gather).
+    p.intra_node_efficiency *= 0.5;
+  }
   s.set_protocol(p);
   return s;
 }

@@ -138,6 +138,7 @@ TEST_CASE("the MPI stacks read UCX_RNDV_THRESH, UCX_TLS and the call overhead", 
   CHECK(env.rendezvous_bytes == 16384);
   CHECK(env.tls == std::vector<std::string>{"rc", "ud"});
   CHECK(env.tls_excluded);
+  CHECK(env.shared_memory == stacks::SharedMemoryCopies::single); // cma stays
   CHECK(env.call_overhead.value == 1.5e-6);
   CHECK(stacks::ignored_mpi_env(spec) == std::vector<std::string>{"UCX_IB_SL"});
   for (const auto& [value, bytes] : {std::pair{"inf", 0ULL}, std::pair{"auto", 8192ULL},
@@ -155,6 +156,57 @@ TEST_CASE("the MPI stacks read UCX_RNDV_THRESH, UCX_TLS and the call overhead", 
   CHECK_THROWS_WITH(stacks::parse_mpi_env(&spec),
                     Catch::StartsWith("s.yaml:7:14: error: mpi.env.UCX_TLS: unknown UCX transport "
                                       "'verbs' (UCX 1.12 knows: all, self, tcp,"));
+}
+
+TEST_CASE("UCX_TLS decides how many copies a message inside a node takes", "[stacks][mpi]") {
+  using stacks::SharedMemoryCopies;
+  const auto copies = [](const char* tls) {
+    core::MpiSpec spec;
+    spec.env = {{"UCX_TLS", tls}};
+    return stacks::parse_mpi_env(&spec).shared_memory;
+  };
+  CHECK(stacks::parse_mpi_env(nullptr).shared_memory == SharedMemoryCopies::single);
+  CHECK(copies("rc,sm,self") == SharedMemoryCopies::single); // sm includes cma and knem
+  CHECK(copies("rc,cma,posix") == SharedMemoryCopies::single);
+  CHECK(copies("rc,xpmem") == SharedMemoryCopies::single);   // xpmem maps the peer's buffer
+  CHECK(copies("rc,mm,self") == SharedMemoryCopies::single); // mm includes xpmem
+  CHECK(copies("rc,posix,self") == SharedMemoryCopies::two); // a FIFO: copy in, copy out
+  CHECK(copies("sysv") == SharedMemoryCopies::two);
+  CHECK(copies("^cma,knem,xpmem") == SharedMemoryCopies::two);
+  CHECK(copies("rc,self") == SharedMemoryCopies::none);
+  CHECK(copies("^sm") == SharedMemoryCopies::none);
+}
+
+TEST_CASE("copy-in/copy-out through a posix FIFO halves a shared-memory message's data rate",
+          "[stacks][mpi]") {
+  // Two cores of one node, one 1 MiB message each way (ring allreduce on 2 ranks moves two
+  // 512 KiB blocks each way), host buffers: with only posix in UCX_TLS the data time doubles.
+  const auto spec = cpu_nodes(1, 2);
+  const auto topo = topologies::build(spec, 2);
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "ring");
+  algorithms::Request req;
+  req.ranks = 2;
+  req.bytes = core::Bytes{1 << 20};
+  req.topology = &topo;
+  const auto stacks = stacks::default_stacks();
+  const auto time = [&](const char* tls) {
+    core::MpiSpec mpi;
+    mpi.env = {{"UCX_TLS", tls}};
+    stacks::LowerContext ctx{topo, {}, algo, &spec};
+    ctx.buffers = stacks::Buffers::host;
+    ctx.mpi = &mpi;
+    const core::Schedule s =
+        stacks::lower(stacks, registry.generate(algo, req), ctx, "openmpi-4.1");
+    CHECK(s.header().protocol.intra_node_efficiency ==
+          (std::string(tls) == "posix,self" ? 0.5 : 1.0));
+    return engines::LogGPEngine().run(s, topo, {}).time.value;
+  };
+  const core::RouteCost rc = topo.route_cost_between(topo.device_of(0), topo.device_of(1));
+  // One block of 512 KiB takes this long on the wire at a single copy.
+  const double block = (1 << 19) / rc.bottleneck.bytes_per_second;
+  // Two steps, each one block: the difference is one more block time per step.
+  CHECK(time("posix,self") - time("sm,self") == Approx(2 * block).epsilon(1e-6));
 }
 
 TEST_CASE("MPI stacks on host buffers send rendezvous above the threshold and pay the call cost",

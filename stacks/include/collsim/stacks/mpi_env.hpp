@@ -9,8 +9,8 @@
 //                    UCX_RC_SEG_SIZE / UCX_MM_SEG_SIZE 8256 B less headers; collsim uses that
 //                    floor, so it sends rendezvous earlier than UCX's computed value may);
 //   UCX_TLS          the transports (a comma list of UCX's names and aliases, `^` in front to
-//                    exclude them): checked against UCX's list, kept for reports; the model does
-//                    not yet price transports differently.
+//                    exclude them): checked against UCX's list; what it leaves for messages
+//                    inside a node is priced (shared_memory_copies), the rest alike.
 // Other variables are kept and ignored (ignored_mpi_env lists them).
 
 #include "collsim/core/scenario.hpp"
@@ -25,11 +25,20 @@ namespace collsim::stacks {
 /// UCX's rendezvous threshold under `auto`, as collsim models it (see above).
 inline constexpr std::uint64_t kUcxAutoRndvThresh = 8192;
 
+/// How UCX moves a message between two processes of one node under UCX_TLS.
+enum class SharedMemoryCopies : std::uint8_t {
+  single, ///< a single-copy transport (cma, knem, xpmem): the receiver copies from the sender
+  two,    ///< only posix or sysv FIFOs: copied in by the sender, out by the receiver
+  none,   ///< no shared-memory transport: through the network transport (priced as `single`)
+};
+
 struct MpiEnv {
   /// Messages of more than this many bytes move by rendezvous; 0: never (UCX_RNDV_THRESH=inf).
   std::uint64_t rendezvous_bytes = kUcxAutoRndvThresh;
   std::vector<std::string> tls; ///< UCX_TLS entries as written (empty: all)
   bool tls_excluded = false;    ///< UCX_TLS starts with '^'
+  /// What UCX_TLS leaves for messages inside a node (single when unset).
+  SharedMemoryCopies shared_memory = SharedMemoryCopies::single;
   core::Seconds call_overhead{0.0};
 };
 
