@@ -128,7 +128,7 @@ std::optional<LibraryChoice> han_default(const core::Topology& topo,
 std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
-                                         std::string* why) {
+                                         std::string* why, std::uint32_t element_bytes) {
   stacks::Chooser chooser = stacks::Chooser::machine;
   if (!scenario.stack.empty()) {
     chooser = stacks().find(scenario.stack).info().chooser;
@@ -149,6 +149,8 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
     stand_in = "HCOLL";
   } else if (chooser == stacks::Chooser::mpich4) {
     if (auto c = mpich4_default(collective)) {
+      // MPIR's choice among the node roots compares the element count with their number.
+      c->params["element_bytes"] = std::to_string(element_bytes);
       return c;
     }
     chooser = stacks::Chooser::ompi41;
@@ -182,6 +184,7 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.collective = collective;
   call.ranks = ranks;
   call.bytes = bytes;
+  call.element_bytes = element_bytes;
   auto choice = ompi41_default(call, registry);
   if (choice && !stand_in.empty()) {
     choice->reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "

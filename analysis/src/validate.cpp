@@ -252,7 +252,8 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     std::optional<LibraryChoice> library;
     if (automatic && !fastest) {
       library = stack != nullptr
-                    ? auto_choice(u.scenario, *topo, p.collective, p.ranks, p.bytes, registry)
+                    ? auto_choice(u.scenario, *topo, p.collective, p.ranks, p.bytes, registry,
+                                  nullptr, p.element_bytes != 0 ? p.element_bytes : 4)
                     : library_default(p, nccl, registry);
     }
     if (library) {

@@ -254,4 +254,14 @@ TEST_CASE("mpich-4 runs ch4's allreduce composition under auto, and explain --li
             .at("reason")
             .get<std::string>()
             .find("MPICH's own selection for bcast is not modelled") != std::string::npos);
+  // Under a named stack, auto counts elements in the log's datatype: the ucc#981 log measured
+  // MPI_CHAR, so MPIR's choice among node roots sees one element per byte (MPI_FLOAT's 4 in sim).
+  CHECK(j.at("results").at(0).at("params").get<std::string>().find("element_bytes=4") !=
+        std::string::npos);
+  const json v = run_json("validate --scenario cpu-hdr100-epyc --stack mpich-4 --log "
+                          "tests/data/logs/ucc981_4x128_cpu_hdr100_osu_allreduce_hcoll.txt "
+                          "--format json");
+  for (const json& row : v.at("rows")) {
+    CHECK(row.at("params").at("element_bytes") == "1");
+  }
 }

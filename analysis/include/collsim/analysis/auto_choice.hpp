@@ -54,11 +54,14 @@ enum class AutoLibrary { nccl, ompi };
 /// The library's choice for one call on `topo` (built from `scenario` for `ranks`), by the
 /// scenario's stack (stacks::Chooser; with no stack named: by the machine): NCCL's
 /// default (nccl_default with the scenario's NCCL inputs and environment) or Open MPI 4.1's
-/// (ompi41_default, MPI_FLOAT, commutative). nullopt, with the reason in `why`, where the model
-/// gives none (an alltoall whose size is not a multiple of the ranks for Open MPI).
+/// (ompi41_default, commutative). `element_bytes` is the datatype's size (MPI_FLOAT's 4 unless a
+/// log says otherwise): the rules that count elements (Open MPI's, MPICH's) read it. nullopt,
+/// with the reason in `why`, where the model gives none (an alltoall whose size is not a
+/// multiple of the ranks for Open MPI).
 [[nodiscard]] std::optional<LibraryChoice>
 auto_choice(const core::Scenario& scenario, const core::Topology& topo,
             core::CollectiveKind collective, std::uint32_t ranks, core::Bytes bytes,
-            const algorithms::Registry& registry, std::string* why = nullptr);
+            const algorithms::Registry& registry, std::string* why = nullptr,
+            std::uint32_t element_bytes = 4);
 
 } // namespace collsim::analysis
