@@ -183,24 +183,14 @@ TEST_CASE("copy-in/copy-out through a posix FIFO halves a shared-memory message'
   // 512 KiB blocks each way), host buffers: with only posix in UCX_TLS the data time doubles.
   const auto spec = cpu_nodes(1, 2);
   const auto topo = topologies::build(spec, 2);
-  const auto registry = algorithms::make_default_registry();
-  const auto& algo = registry.find(CollectiveKind::allreduce, "ring");
-  algorithms::Request req;
-  req.ranks = 2;
-  req.bytes = core::Bytes{1 << 20};
-  req.topology = &topo;
-  const auto stacks = stacks::default_stacks();
   const auto time = [&](const char* tls) {
     core::MpiSpec mpi;
     mpi.env = {{"UCX_TLS", tls}};
-    stacks::LowerContext ctx{topo, {}, algo, &spec};
-    ctx.buffers = stacks::Buffers::host;
-    ctx.mpi = &mpi;
-    const core::Schedule s =
-        stacks::lower(stacks, registry.generate(algo, req), ctx, "openmpi-4.1");
-    CHECK(s.header().protocol.intra_node_efficiency ==
+    const auto l = testing::lower("openmpi-4.1", CollectiveKind::allreduce, "ring", 2, 1 << 20,
+                                  spec, stacks::Buffers::host, &mpi);
+    CHECK(l.schedule.header().protocol.intra_node_efficiency ==
           (std::string(tls) == "posix,self" ? 0.5 : 1.0));
-    return engines::LogGPEngine().run(s, topo, {}).time.value;
+    return l.time;
   };
   const core::RouteCost rc = topo.route_cost_between(topo.device_of(0), topo.device_of(1));
   // One block of 512 KiB takes this long on the wire at a single copy.

@@ -162,6 +162,20 @@ TEST_CASE("openmpi-4.1+ucc+nccl lowers as the NCCL stack", "[stacks][openmpi]") 
         lower("nccl", CollectiveKind::allreduce, "nccl_ring", 4, 1 << 22, spec).schedule);
 }
 
+TEST_CASE("openmpi-4.1+ucc+nccl is NCCL plus the MPI and UCC call cost", "[stacks][openmpi]") {
+  // UCC + NCCL = NCCL + the per-call cost of MPI's entry and UCC's task set-up
+  // (mpi.call_overhead), once at the start of every rank.
+  const auto spec = gpu_nodes(2, 2);
+  core::MpiSpec mpi;
+  mpi.call_overhead = core::Seconds{7e-6};
+  const auto time = [&](const char* stack) {
+    return lower(stack, CollectiveKind::allreduce, "nccl_ring", 4, 1 << 22, spec,
+                 stacks::Buffers::device, &mpi)
+        .time;
+  };
+  CHECK(time("openmpi-4.1+ucc+nccl") == Approx(time("nccl") + 7e-6).epsilon(1e-9));
+}
+
 TEST_CASE("stacks are found by name and refuse what their library does not run",
           "[stacks][openmpi]") {
   const auto stacks = stacks::default_stacks();

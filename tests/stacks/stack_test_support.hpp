@@ -49,10 +49,11 @@ struct Lowered {
 };
 
 /// `algorithm` of collective `c` on `p` ranks of `spec`, `n` bytes, lowered by `stack` (its
-/// buffers `buffers`) and run on loggp.
+/// buffers `buffers`, the scenario's `mpi:` section `mpi`) and run on loggp.
 inline Lowered lower(const char* stack, core::CollectiveKind c, const char* algorithm,
                      std::uint32_t p, std::uint64_t n, const core::TopologySpec& spec,
-                     stacks::Buffers buffers = stacks::Buffers::device) {
+                     stacks::Buffers buffers = stacks::Buffers::device,
+                     const core::MpiSpec* mpi = nullptr) {
   const auto registry = algorithms::make_default_registry();
   const auto& algo = registry.find(c, algorithm);
   const auto topo = topologies::build(spec, p);
@@ -64,6 +65,7 @@ inline Lowered lower(const char* stack, core::CollectiveKind c, const char* algo
   const auto all = stacks::default_stacks();
   stacks::LowerContext ctx{topo, {}, algo, &spec};
   ctx.buffers = buffers;
+  ctx.mpi = mpi;
   Lowered out;
   out.schedule = stacks::lower(all, registry.generate(algo, req), ctx, stack);
   out.time = engines::LogGPEngine().run(out.schedule, topo, {}).time.value;
