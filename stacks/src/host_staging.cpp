@@ -27,9 +27,8 @@ constexpr double kPageBytes = 4096;
 /// rises after each free of such a chunk up to DEFAULT_MMAP_THRESHOLD_MAX, 32 MiB on 64-bit
 /// systems (mallopt(3)): larger buffers are mapped, and faulted in, on every call.
 constexpr std::uint64_t kMmapThresholdMax = 32ULL << 20;
-/// The call itself: "a cudaMemcpy can incur in a 6-7us overhead" (NVIDIA GDRCopy README,
-/// "What is inside"); coll/cuda calls it once per staged buffer.
-constexpr double kMemcpyCallSeconds = 6.5e-6;
+/// The call itself (kCudaSyncCallSeconds); coll/cuda calls cudaMemcpy once per staged buffer.
+constexpr double kMemcpyCallSeconds = kCudaSyncCallSeconds;
 
 /// The range rank `r` of `h` holds the result in (nothing for a non-root of reduce).
 Range result_range(const core::ScheduleHeader& h, Rank r) {

@@ -20,6 +20,11 @@
 
 namespace collsim::stacks::detail {
 
+/// A synchronous CUDA call that waits for the GPU (cudaMemcpy; a kernel launch followed by
+/// cudaStreamSynchronize): "a cudaMemcpy can incur in a 6-7us overhead" (NVIDIA GDRCopy README,
+/// "What is inside").
+inline constexpr double kCudaSyncCallSeconds = 6.5e-6;
+
 /// What the OS adds to staging into freshly allocated host memory.
 struct HostCosts {
   /// Time per byte to fault in freshly mapped memory on first touch (kernel entry, page

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 namespace collsim::stacks::detail {
 namespace {
 
@@ -65,6 +67,90 @@ core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const Ho
   link_rates(p, ctx, s.ranks());
   p.intra_node_efficiency = nccl_detail::kPciScale; // the staging copies cross PCIe
   out.set_protocol(p);
+  return out;
+}
+
+namespace {
+
+bool is_reduction(core::OpKind k) {
+  return k == core::OpKind::recv_reduce || k == core::OpKind::reduce;
+}
+
+bool is_message(core::OpKind k) {
+  return k == core::OpKind::send || k == core::OpKind::recv || k == core::OpKind::recv_reduce;
+}
+
+/// Per local operation of participant r: true where the step's reduction goes on, a later
+/// reduction into the same range depending on it while no send reads the partial result (a
+/// recursive-doubling step sends what it reduced: the next reduction is another step).
+std::vector<bool> continued(const core::Schedule& s, core::Rank r) {
+  const core::OpId base = s.rank_begin(r);
+  const std::size_t n = s.rank_end(r) - base;
+  std::vector<bool> reduced_on(n, false);
+  std::vector<bool> sent(n, false);
+  for (core::OpId id = base; id < s.rank_end(r); ++id) {
+    for (const std::uint32_t d : s.deps(id)) {
+      if (s.kind(id) == core::OpKind::send) {
+        sent[d] = true;
+      } else if (is_reduction(s.kind(id)) && is_reduction(s.kind(base + d)) &&
+                 s.target(base + d) == s.target(id)) {
+        reduced_on[d] = true;
+      }
+    }
+  }
+  std::vector<bool> out(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = reduced_on[i] && !sent[i];
+  }
+  return out;
+}
+
+} // namespace
+
+core::Schedule after_reductions(const core::Schedule& s, core::Seconds seconds) {
+  std::size_t ops = s.op_count();
+  std::size_t deps = 0;
+  std::vector<std::vector<bool>> more(s.participants());
+  for (core::Rank r = 0; r < s.participants(); ++r) {
+    more[r] = continued(s, r);
+    for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      deps += s.deps(id).size();
+      if (is_reduction(s.kind(id)) && !more[r][id - s.rank_begin(r)]) {
+        ++ops;
+        ++deps;
+      }
+    }
+  }
+  core::Schedule out(s.header());
+  out.reserve(ops, deps);
+  std::vector<std::uint32_t> at; // per local operation: what its dependents now wait for
+  std::vector<std::uint32_t> mapped;
+  for (core::Rank r = 0; r < s.participants(); ++r) {
+    out.begin_rank(r);
+    const core::OpId base = s.rank_begin(r);
+    at.assign(s.rank_end(r) - base, 0);
+    for (core::OpId id = base; id < s.rank_end(r); ++id) {
+      mapped.clear();
+      for (const std::uint32_t d : s.deps(id)) {
+        mapped.push_back(at[d]);
+      }
+      out.set_stream(s.stream(id));
+      const core::OpKind kind = s.kind(id);
+      std::uint32_t op = 0;
+      if (kind == core::OpKind::calc) {
+        op = out.calc(s.calc_time(id), mapped);
+      } else {
+        const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
+        op = out.add(kind, is_message(kind) ? s.peer(id) : 0, s.target(id),
+                     sourced ? s.source(id) : core::Range{}, mapped);
+      }
+      if (is_reduction(kind) && !more[r][id - base]) {
+        op = out.calc(seconds, std::span<const std::uint32_t>(&op, 1));
+      }
+      at[id - base] = op;
+    }
+  }
+  out.finish();
   return out;
 }
 

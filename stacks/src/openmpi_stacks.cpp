@@ -68,7 +68,12 @@ public:
   OpenMpi41Ucc() : MpiStack(describe()) {}
   [[nodiscard]] core::Schedule lower(core::Schedule schedule,
                                      const LowerContext& ctx) const override {
-    return detail::over_ucx(std::move(schedule), ctx); // reductions by ec/cuda at the GPU's rate
+    // Reductions by ec/cuda at the GPU's rate; each step's reduce_multi is a kernel launch that
+    // the host waits for (UCC v1.1.0 ec_cuda_executor_interruptible.c runs
+    // ucc_mc_cuda_reduce_multi, which ends in cudaStreamSynchronize: mc_cuda_reduce_multi.cu).
+    const bool device = ctx.buffers == Buffers::device && detail::on_gpus(schedule, ctx.topology);
+    core::Schedule s = detail::over_ucx(std::move(schedule), ctx);
+    return device ? detail::after_reductions(s, core::Seconds{detail::kCudaSyncCallSeconds}) : s;
   }
 
 private:

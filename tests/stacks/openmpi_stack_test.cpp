@@ -89,21 +89,63 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
   // A device allgather is GPU-direct (no staging): the operations as generated.
   CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec)
             .schedule.op_count() == plain(CollectiveKind::allgather, "ring").op_count());
-  // UCC's tl/ucp runs on the device buffers, reducing on the GPU: the operations as generated,
-  // with a port per link (UCX cuda_ipc's per-peer streams) and the links' data rates.
+  // UCC's tl/ucp runs on the device buffers, reducing on the GPU: the operations as generated
+  // plus one host-blocking CUDA call after each reduction step (Rabenseifner on 4 ranks: two
+  // reduce-scatter steps), with a port per link (UCX cuda_ipc's per-peer streams) and the
+  // links' data rates.
   const core::Schedule ucc =
       lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec)
           .schedule;
-  core::Schedule expected = plain(CollectiveKind::allreduce, "rabenseifner");
+  const core::Schedule generated = plain(CollectiveKind::allreduce, "rabenseifner");
   core::Protocol direct;
   direct.port_per_link = true;
   direct.intra_node_efficiency = 12.0 / 15.75; // PCIe, no NVLink in this node
-  expected.set_protocol(direct);
-  CHECK(ucc == expected);
+  CHECK(ucc.header().protocol == direct);
+  CHECK(ucc.op_count() == generated.op_count() + 4 * 2);
+  CHECK(core::check_semantics(ucc).ok());
   // Host buffers: as generated, over UCX.
   CHECK(lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
               stacks::Buffers::host)
             .schedule == over_ucx(CollectiveKind::allreduce, "rabenseifner"));
+}
+
+TEST_CASE("UCC pays one host-blocking CUDA call per reduction step on device buffers",
+          "[stacks][openmpi]") {
+  // ec/cuda's reduce_multi launches a kernel and synchronises the stream once per step, over all
+  // of the step's copies: sra_knomial at radix 4 on 4 GPUs reduces three copies in one step (one
+  // call), recursive doubling on 4 GPUs reduces once in each of two steps (two calls), and
+  // each call (6.5 us, GDRCopy's figure for a synchronous CUDA call) lies on the critical path.
+  const auto spec = gpu_nodes(1, 4);
+  const auto calls = [&](const char* algorithm) {
+    const auto ucc = lower("openmpi-4.1+ucc", CollectiveKind::allreduce, algorithm, 4, 4096, spec);
+    std::size_t n = 0;
+    for (core::OpId id = 0; id < ucc.schedule.op_count(); ++id) {
+      n += ucc.schedule.kind(id) == core::OpKind::calc ? 1 : 0;
+    }
+    return n;
+  };
+  CHECK(calls("sra_knomial") == 4 * 1);
+  CHECK(calls("recursive_doubling") == 4 * 2);
+  // The same schedule with each call's operation made free: exactly two calls later.
+  const auto ucc =
+      lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "recursive_doubling", 4, 8, spec);
+  core::Schedule free_calls(ucc.schedule.header());
+  for (core::Rank r = 0; r < ucc.schedule.participants(); ++r) {
+    free_calls.begin_rank(r);
+    for (core::OpId id = ucc.schedule.rank_begin(r); id < ucc.schedule.rank_end(r); ++id) {
+      const auto k = ucc.schedule.kind(id);
+      if (k == core::OpKind::calc) {
+        free_calls.calc(core::Seconds{0.0}, ucc.schedule.deps(id));
+      } else {
+        free_calls.add(k, ucc.schedule.peer(id), ucc.schedule.target(id), core::Range{},
+                       ucc.schedule.deps(id));
+      }
+    }
+  }
+  free_calls.finish();
+  const auto topo = topologies::build(spec, 4);
+  const double without = engines::LogGPEngine().run(free_calls, topo, {}).time.value;
+  CHECK(ucc.time == Approx(without + 2 * 6.5e-6).epsilon(1e-9));
 }
 
 TEST_CASE("staged schedules keep every reduction's semantics", "[stacks][openmpi]") {
