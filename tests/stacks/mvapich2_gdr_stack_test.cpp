@@ -3,6 +3,7 @@
 // limits and GPU-direct on one port above them, host buffers eager up to 12 KiB.
 
 #include "collsim/core/verify.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include "stack_test_support.hpp"
 
@@ -82,6 +83,36 @@ TEST_CASE("mvapich2-gdr's staged collectives stay correct on odd rank counts and
       CHECK(ar.schedule.participants() == 2 * p);
     }
   }
+}
+
+TEST_CASE("mvapich2-gdr fills its host pipeline for device messages between nodes",
+          "[stacks][mvapich2]") {
+  // Two nodes of two PCIe GPUs. Each side that stages (sender above 8 KiB, receiver above
+  // 128 KiB) adds its first block's copy, at most 256 KiB at PCIe's data rate after a 6.5 us
+  // call, to every message between nodes (the median length decides).
+  const auto spec = gpu_nodes(2, 2);
+  const auto topo = topologies::build(spec, 4);
+  const core::Device& gpu = topo.devices()[topo.device_of(0)];
+  const double pcie =
+      topo.route_cost_between(topo.device_of(0), gpu.host).bottleneck.bytes_per_second * 12.0 /
+      15.75;
+  const auto fill = [&](std::uint64_t block) { return 6.5e-6 + static_cast<double>(block) / pcie; };
+  const auto latency = [&](CollectiveKind c, const char* algorithm, std::uint64_t n) {
+    return lower("mvapich2-gdr", c, algorithm, 4, n, spec)
+        .schedule.header()
+        .protocol.inter_node_latency.value;
+  };
+  // gather is GPU-direct at every size: linear gather moves one 4 KiB, 64 KiB or 1 MiB block
+  // from each rank to the root.
+  CHECK(latency(CollectiveKind::gather, "linear", 4 * 4096) == 0.0);
+  CHECK(latency(CollectiveKind::gather, "linear", 4 * 65536) == Approx(fill(65536)));
+  CHECK(latency(CollectiveKind::gather, "linear", 4 << 20) == Approx(2 * fill(256 << 10)));
+  // bcast above its 2 MiB naive limit: 8 MiB messages, both sides staged.
+  CHECK(latency(CollectiveKind::bcast, "binomial", 8 << 20) == Approx(2 * fill(256 << 10)));
+  // One node: no message leaves it.
+  CHECK(lower("mvapich2-gdr", CollectiveKind::gather, "linear", 2, 4 << 20, gpu_nodes(1, 2))
+            .schedule.header()
+            .protocol.inter_node_latency.value == 0.0);
 }
 
 TEST_CASE("mvapich2-gdr sends host buffers eagerly up to 12 KiB", "[stacks][mvapich2]") {
