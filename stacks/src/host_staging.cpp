@@ -195,12 +195,7 @@ HostCosts host_costs() {
   return c;
 }
 
-bool stages(const core::Schedule& s, const core::Topology& t) {
-  const core::CollectiveKind c = s.header().collective;
-  if (c != core::CollectiveKind::allreduce && c != core::CollectiveKind::reduce &&
-      c != core::CollectiveKind::reduce_scatter) {
-    return false;
-  }
+bool stageable(const core::Schedule& s, const core::Topology& t) {
   if (!on_gpus(s, t)) {
     return false;
   }
@@ -210,6 +205,13 @@ bool stages(const core::Schedule& s, const core::Topology& t) {
     }
   }
   return true;
+}
+
+bool stages(const core::Schedule& s, const core::Topology& t) {
+  const core::CollectiveKind c = s.header().collective;
+  return (c == core::CollectiveKind::allreduce || c == core::CollectiveKind::reduce ||
+          c == core::CollectiveKind::reduce_scatter) &&
+         stageable(s, t);
 }
 
 bool on_gpus(const core::Schedule& s, const core::Topology& t) {

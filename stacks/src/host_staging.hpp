@@ -44,8 +44,11 @@ HostCosts pooled_costs();
 /// True where every rank of `s` sits on a GPU of `t`.
 bool on_gpus(const core::Schedule& s, const core::Topology& t);
 
-/// True where the stack must stage: every rank on a GPU that has a host socket, and a
-/// collective coll/cuda wraps (allreduce, reduce, reduce_scatter).
+/// True where every rank of `s` sits on a GPU that has a host socket (what staging needs).
+bool stageable(const core::Schedule& s, const core::Topology& t);
+
+/// True where the stack must stage: stageable, and a collective coll/cuda wraps (allreduce,
+/// reduce, reduce_scatter).
 bool stages(const core::Schedule& s, const core::Topology& t);
 
 /// `s` run on host copies of its ranks' buffers (see the top of this file). Out of place, as MPI

@@ -107,7 +107,7 @@ std::vector<bool> continued(const core::Schedule& s, core::Rank r) {
 
 } // namespace
 
-core::Schedule after_reductions(const core::Schedule& s, core::Seconds seconds) {
+core::Schedule after_reductions(core::Schedule s, core::Seconds seconds) {
   std::size_t ops = s.op_count();
   std::size_t deps = 0;
   std::vector<std::vector<bool>> more(s.participants());
@@ -120,6 +120,9 @@ core::Schedule after_reductions(const core::Schedule& s, core::Seconds seconds) 
         ++deps;
       }
     }
+  }
+  if (ops == s.op_count()) {
+    return s; // no reduction: nothing to wait for
   }
   core::Schedule out(s.header());
   out.reserve(ops, deps);

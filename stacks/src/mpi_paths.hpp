@@ -39,8 +39,9 @@ core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const Ho
 /// `s` with a host-blocking GPU call of `seconds` after each reduction step of every participant:
 /// after a reduction (recv_reduce or reduce) that no further reduction into the same range
 /// continues (a library that reduces all of a step's copies in one call, UCC's reduce_multi, pays
-/// the call once per step). What depended on the reduction waits for the call.
-core::Schedule after_reductions(const core::Schedule& s, core::Seconds seconds);
+/// the call once per step). What depended on the reduction waits for the call. `s` itself where
+/// it has no reduction.
+core::Schedule after_reductions(core::Schedule s, core::Seconds seconds);
 
 /// A stack whose library runs the MPI algorithms (every one but NCCL's).
 class MpiStack : public Stack {

@@ -103,19 +103,6 @@ std::uint64_t call_bytes(const core::ScheduleHeader& h) {
   return h.bytes.value / std::max<std::uint32_t>(h.ranks, 1);
 }
 
-/// Every rank on a GPU with a host socket (what staging needs).
-bool stageable(const core::Schedule& s, const core::Topology& t) {
-  if (!detail::on_gpus(s, t)) {
-    return false;
-  }
-  for (core::Rank r = 0; r < s.ranks(); ++r) {
-    if (t.devices()[t.device_of(r)].host == core::kNoDevice) {
-      return false;
-    }
-  }
-  return true;
-}
-
 class Mvapich2Gdr final : public detail::MpiStack {
 public:
   Mvapich2Gdr() : MpiStack(describe()) {}
@@ -128,7 +115,7 @@ public:
       }
       const auto limit = naive_limit(h.collective);
       if (limit && call_bytes(h) <= *limit && schedule.ranks() > 1 &&
-          stageable(schedule, ctx.topology)) {
+          detail::stageable(schedule, ctx.topology)) {
         return detail::staged(schedule, ctx, detail::pooled_costs());
       }
       const std::uint64_t between = median_inter_node_length(schedule, ctx.topology);

@@ -73,7 +73,9 @@ public:
     // ucc_mc_cuda_reduce_multi, which ends in cudaStreamSynchronize: mc_cuda_reduce_multi.cu).
     const bool device = ctx.buffers == Buffers::device && detail::on_gpus(schedule, ctx.topology);
     core::Schedule s = detail::over_ucx(std::move(schedule), ctx);
-    return device ? detail::after_reductions(s, core::Seconds{detail::kCudaSyncCallSeconds}) : s;
+    return device
+               ? detail::after_reductions(std::move(s), core::Seconds{detail::kCudaSyncCallSeconds})
+               : s;
   }
 
 private:
