@@ -332,6 +332,7 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
     std::rethrow_exception(model.error());
   }
   out.after = best->result.summary; // copied now: the Jacobian's runs may evict `best`
+  std::vector<ValidationRow> measured_rows = best->result.rows;
   const auto* jac = model.jacobian(x);
   if (jac == nullptr) {
     std::rethrow_exception(model.error());
@@ -409,8 +410,11 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   }
   if (!holdout.empty()) {
     out.holdout_before = validate(scenario, holdout, registry, vopt).summary;
-    out.holdout_after = validate(out.fitted, holdout, registry, vopt).summary;
+    ValidationResult held = validate(out.fitted, holdout, registry, vopt);
+    out.holdout_after = held.summary;
+    measured_rows.insert(measured_rows.end(), held.rows.begin(), held.rows.end());
   }
+  out.measured = summarize(measured_rows);
   return out;
 }
 

@@ -307,6 +307,27 @@ std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
     out += fmt::format("{:{}}{}: {}   # fitted {}, was {}\n", "", 2 * parts.size(), key, value,
                        sigma, was);
   }
+  // The measured accuracy `collsim check` takes its band from: every row the fitted scenario was
+  // measured against, fitted and held out (held-out rows alone say how well it predicts; the
+  // comments above give them).
+  const std::size_t held = r.holdout_after ? r.holdout_after->all.points : 0;
+  const ValidationSummary& s = r.measured;
+  out += fmt::format("accuracy:   # |error| of this scenario's predictions (collsim check's band)\n"
+                     "  measured_on: {} rows of the calibration logs ({} fitted, {} held out)\n",
+                     s.all.points, s.all.points - held, held);
+  const auto range = [&](const char* key, const ErrorStats& e) {
+    if (e.points == 0) {
+      return;
+    }
+    // The extremes rounded up, so that the rows they come from stay within the band.
+    const auto up = [](double v) { return std::ceil(v * 10.0) / 10.0; };
+    out += fmt::format("  {}: {{rows: {}, median: {:.1f} %, p90: {:.1f} %, slower: {:.1f} %, "
+                       "faster: {:.1f} %}}\n",
+                       key, e.points, e.median_abs_err_pct, e.p90_abs_err_pct, up(e.max_slower_pct),
+                       up(e.max_faster_pct));
+  };
+  range("below_1MiB", s.below_1MiB);
+  range("from_1MiB", s.from_1MiB);
   return out;
 }
 

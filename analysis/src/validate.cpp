@@ -35,8 +35,16 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-ErrorStats stats(const std::vector<double>& abs_errors) {
-  return {abs_errors.size(), quantile(abs_errors, 0.5), quantile(abs_errors, 0.9)};
+ErrorStats stats(const std::vector<double>& errors) {
+  std::vector<double> abs_errors;
+  double slower = 0.0;
+  double faster = 0.0;
+  for (const double e : errors) {
+    abs_errors.push_back(std::abs(e));
+    slower = std::max(slower, -e);
+    faster = std::max(faster, e);
+  }
+  return {errors.size(), quantile(abs_errors, 0.5), quantile(abs_errors, 0.9), slower, faster};
 }
 
 struct Candidate {
@@ -119,7 +127,7 @@ ValidationSummary summarize(const std::vector<ValidationRow>& rows) {
   std::vector<double> small;
   std::vector<double> large;
   for (const ValidationRow& r : rows) {
-    const double e = std::abs(r.error_pct);
+    const double e = r.error_pct;
     all.push_back(e);
     (r.measured.bytes.value < kMiB ? small : large).push_back(e);
   }

@@ -3,6 +3,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "validate_support.hpp"
 
 #include "collsim/analysis/calibrate.hpp"
 #include "collsim/analysis/measured_logs.hpp"
@@ -25,78 +26,6 @@
 
 namespace collsim::cli {
 namespace {
-
-/// The measured points of some logs (warnings on stderr; what collsim cannot model in `ignored`).
-std::vector<analysis::MeasuredPoint> read_points(const std::vector<std::string>& paths,
-                                                 std::vector<std::string>& ignored,
-                                                 const io::LogShape& shape) {
-  analysis::MeasuredLogs logs = analysis::read_measured_logs(paths, shape);
-  for (const std::string& w : logs.warnings) {
-    std::cerr << w << "\n";
-  }
-  ignored.insert(ignored.end(), logs.ignored.begin(), logs.ignored.end());
-  return std::move(logs.points);
-}
-
-/// Whether --nodes changes the scenario: cluster and system topologies have nodes, a uniform one
-/// does not (a warning says so).
-bool places_by_nodes(const core::Scenario& scenario, const io::LogShape& shape) {
-  if (!shape.nodes) {
-    return false;
-  }
-  if (!analysis::what_if_shape(scenario).nodes) {
-    std::cerr << fmt::format("collsim: warning: --nodes {}: scenario '{}' has a {} topology, which "
-                             "has no nodes; the node count does not change its predictions\n",
-                             *shape.nodes, scenario.name, scenario.topology.kind);
-    return false;
-  }
-  return true;
-}
-
-/// The scenario with `ranks` / `nodes` ranks on each node (--nodes): a cluster's devices per node
-/// or a system's placement.ranks_per_node.
-core::Scenario placed(const core::Scenario& scenario, std::uint32_t ranks, std::uint32_t nodes) {
-  analysis::WhatIf change;
-  change.ranks_per_node = ranks / nodes;
-  try {
-    return analysis::apply_what_if(scenario, change);
-  } catch (const core::UsageError& e) {
-    std::string why = e.what();
-    if (why.starts_with("what-if: ")) {
-      why = why.substr(9);
-    }
-    throw core::UsageError(fmt::format("--nodes {} with {} ranks: {} (scenario '{}')", nodes, ranks,
-                                       why, scenario.name));
-  }
-}
-
-/// validate() once per rank count, each with that count placed over `nodes` nodes; rows and
-/// skipped points in the order of the rank counts' first points.
-analysis::ValidationResult validate_placed(const core::Scenario& scenario,
-                                           const std::vector<analysis::MeasuredPoint>& points,
-                                           std::uint32_t nodes,
-                                           const algorithms::Registry& registry,
-                                           const analysis::ValidateOptions& opt) {
-  std::vector<std::uint32_t> counts;
-  for (const auto& p : points) {
-    if (std::find(counts.begin(), counts.end(), p.ranks) == counts.end()) {
-      counts.push_back(p.ranks);
-    }
-  }
-  analysis::ValidationResult out;
-  for (const std::uint32_t ranks : counts) {
-    std::vector<analysis::MeasuredPoint> group;
-    std::copy_if(points.begin(), points.end(), std::back_inserter(group),
-                 [&](const analysis::MeasuredPoint& p) { return p.ranks == ranks; });
-    // A point without a rank count is skipped by validate() whatever the placement.
-    const core::Scenario s = ranks == 0 ? scenario : placed(scenario, ranks, nodes);
-    analysis::ValidationResult r = analysis::validate(s, group, registry, opt);
-    std::move(r.rows.begin(), r.rows.end(), std::back_inserter(out.rows));
-    std::move(r.skipped.begin(), r.skipped.end(), std::back_inserter(out.skipped));
-  }
-  out.summary = analysis::summarize(out.rows);
-  return out;
-}
 
 std::string stats_line(const char* label, const analysis::ErrorStats& s) {
   return fmt::format("# {:<18} {:>6} points   median |err| {:>7.1f} %   p90 |err| {:>7.1f} %\n",
@@ -153,52 +82,29 @@ std::string loss_text(const analysis::CalibrateOptions& o) {
 
 void add_validate(CLI::App& app) {
   struct Args {
-    std::string scenario;
     std::vector<std::string> logs;
-    std::string algorithm = "auto";
-    std::string engine = "loggp";
     std::string format = "table";
     std::string output;
-    unsigned threads = 0;
-    LogShapeOptions shape;
-    StackOptions stack;
+    PredictionOptions predict;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "validate", "Compare a scenario's predictions with measured logs (nccl-tests, OSU, IMB)");
-  cmd->add_option("--scenario", a->scenario, "Scenario (file or preset) that models the machine")
-      ->required();
   cmd->add_option("--log", a->logs, "Measured log (repeatable)")->required();
-  cmd->add_option(
-         "--algorithm", a->algorithm,
-         "Algorithm name or alias; auto: the measuring library's default choice (NCCL's for "
-         "nccl-tests, Open MPI 4.1's for OSU/IMB); fastest: the fastest collsim has")
-      ->capture_default_str();
-  cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
-      ->capture_default_str();
   cmd->add_option("--format", a->format, "table or json")->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
-  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
-  add_log_shape_options(*cmd, a->shape);
-  add_stack_options(*cmd, a->stack);
+  add_prediction_options(*cmd, a->predict);
   cmd->callback([a] {
     if (a->format != "table" && a->format != "json") {
       throw core::UnknownNameError("format", a->format, {"table", "json"});
     }
-    const io::LogShape shape = log_shape(a->shape);
-    core::Scenario scenario = io::load_scenario(a->scenario);
-    apply_stack_options(a->stack, scenario);
+    const Prediction p = prediction(a->predict);
+    const core::Scenario& scenario = p.scenario;
     std::vector<std::string> ignored;
-    const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored, shape);
-    analysis::ValidateOptions opt;
-    opt.algorithm = a->algorithm;
-    opt.engine = analysis::EngineChoice(a->engine, scenario);
-    opt.threads = a->threads;
+    const std::vector<analysis::MeasuredPoint> points = read_points(a->logs, ignored, p.shape);
     const algorithms::Registry registry = algorithms::make_default_registry();
     const analysis::ValidationResult r =
-        places_by_nodes(scenario, shape)
-            ? validate_placed(scenario, points, *shape.nodes, registry, opt)
-            : analysis::validate(scenario, points, registry, opt);
+        validate_logs(scenario, points, p.shape, registry, p.validate);
     ignored.insert(ignored.end(), r.skipped.begin(), r.skipped.end());
 
     std::string text;
@@ -226,14 +132,17 @@ void add_validate(CLI::App& app) {
       if (r.library.all.points > 0) {
         summary["library_estimate"] = summary_json(r.library);
       }
-      text = nlohmann::json{{"scenario", scenario.name}, {"engine", a->engine},
-                            {"algorithm", a->algorithm}, {"rows", rows},
-                            {"summary", summary},        {"skipped", ignored}}
+      text = nlohmann::json{{"scenario", scenario.name},
+                            {"engine", a->predict.engine},
+                            {"algorithm", a->predict.algorithm},
+                            {"rows", rows},
+                            {"summary", summary},
+                            {"skipped", ignored}}
                  .dump(2) +
              "\n";
     } else {
       text = fmt::format("# collsim validate: scenario '{}', engine {}, algorithm {}\n",
-                         scenario.name, a->engine, a->algorithm);
+                         scenario.name, a->predict.engine, a->predict.algorithm);
       text +=
           fmt::format("# {:>12}  {:>6}  {:>14}  {:<32}  {:>12}  {:>12}  {:>8}  {}\n", "collective",
                       "ranks", "size (B)", "algorithm", "measured", "predicted", "error", "source");

@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
   collsim::cli::add_explain(app);
   collsim::cli::add_calibrate(app);
   collsim::cli::add_tune(app);
+  collsim::cli::add_check(app);
+  collsim::cli::add_expect(app);
 #ifdef COLLSIM_HAVE_CHARTS
   collsim::cli::add_plot(app);
 #endif

@@ -1,5 +1,6 @@
 #include "collsim/io/scenario_loader.hpp"
 
+#include "collsim/io/percent.hpp"
 #include "collsim/io/presets.hpp"
 #include "collsim/io/rankfile.hpp"
 #include "collsim/topologies/build.hpp"
@@ -36,9 +37,12 @@ using core::SourcePos;
 
 // Valid keys per section, in the order docs/scenario-format.md lists them: error messages print
 // them in this order, so a user reading "valid keys are: ..." sees the documented order.
-constexpr std::array<std::string_view, 10> kScenarioKeys{
-    "name", "base", "description", "topology", "simgrid",
-    "nccl", "mpi",  "stack",       "buffers",  "studies"};
+constexpr std::array<std::string_view, 11> kScenarioKeys{
+    "name", "base",  "description", "topology", "simgrid", "nccl",
+    "mpi",  "stack", "buffers",     "accuracy", "studies"};
+constexpr std::array<std::string_view, 3> kAccuracyKeys{"measured_on", "below_1MiB", "from_1MiB"};
+constexpr std::array<std::string_view, 5> kAccuracyRangeKeys{"rows", "median", "p90", "slower",
+                                                             "faster"};
 constexpr std::array<std::string_view, 2> kMpiKeys{"call_overhead", "env"};
 constexpr std::array<std::string_view, 2> kBufferKinds{"device", "host"};
 constexpr std::array<std::string_view, 5> kNcclKeys{"call_overhead", "ll", "ll128", "simple",
@@ -388,6 +392,8 @@ private:
       } catch (const core::UnknownNameError& e) {
         fail(base->value, e.what());
       }
+      // The base's measured accuracy is the base's: a derived scenario predicts differently.
+      out.accuracy = {};
     }
     out.file = file_;
     for (const auto& f : fields.fields) {
@@ -414,11 +420,66 @@ private:
       } else if (f.key == "buffers") {
         out.buffers = one_of(f.value, "buffer location", "device or host", kBufferKinds);
         out.buffers_pos = f.value.pos;
+      } else if (f.key == "accuracy") {
+        out.accuracy = accuracy(f);
       } else if (f.key == "studies") {
         out.studies = studies(f.value);
       }
     }
     return out;
+  }
+
+  /// What the scenario's predictions were measured to miss by (core::AccuracySpec).
+  core::AccuracySpec accuracy(const Field& section) const {
+    const Located& at = section.value;
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map, got {}", describe(at.node)));
+    }
+    core::AccuracySpec out;
+    out.pos = section.key_pos;
+    for (const auto& f : read_map(at, kAccuracyKeys, {}).fields) {
+      if (f.key == "measured_on") {
+        out.measured_on = scalar(f.value, "which rows were measured, in words");
+      } else {
+        (f.key == "below_1MiB" ? out.below_1MiB : out.from_1MiB) = accuracy_range(f.value);
+      }
+    }
+    return out;
+  }
+
+  core::AccuracyRange accuracy_range(const Located& at) const {
+    if (!at.node.IsMap()) {
+      fail(at, fmt::format("expected a map with keys {}, got {}",
+                           fmt::join(kAccuracyRangeKeys, ", "), describe(at.node)));
+    }
+    core::AccuracyRange out;
+    for (const auto& f : read_map(at, kAccuracyRangeKeys, kAccuracyRangeKeys).fields) {
+      if (f.key == "rows") {
+        out.rows = count(f.value);
+      } else {
+        (f.key == "median"   ? out.median_pct
+         : f.key == "p90"    ? out.p90_pct
+         : f.key == "slower" ? out.slower_pct
+                             : out.faster_pct) = percent(f.value);
+      }
+    }
+    // The largest |error| is the larger extreme: nothing lies above it.
+    const double largest = std::max(out.slower_pct, out.faster_pct);
+    if (out.median_pct > out.p90_pct || out.p90_pct > largest) {
+      fail(at, fmt::format("expected median <= p90 <= the larger of slower and faster, got "
+                           "median {:g} %, p90 {:g} %, slower {:g} %, faster {:g} %",
+                           out.median_pct, out.p90_pct, out.slower_pct, out.faster_pct));
+    }
+    return out;
+  }
+
+  /// A percentage such as "7.4 %" (the sign may be left out): a finite number >= 0.
+  static double percent(const Located& at) {
+    const auto value = parse_percent(scalar(at, "a percentage like '7.4 %'"));
+    if (!value) {
+      fail(at, fmt::format("expected a percentage like '7.4 %', got '{}'", at.node.Scalar()));
+    }
+    return *value;
   }
 
   /// The SimGrid engine's settings; keys not written keep `base`'s values (the defaults, or the

@@ -33,7 +33,7 @@ struct BadScenario {
 std::vector<BadScenario> bad_scenarios() {
   return {
   // Unknown, misplaced and repeated keys.
-  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies"},
+  {"unknown_top_level_key.yaml", "unknown_top_level_key.yaml:7:1: error: studys: unknown key 'studys' (did you mean 'studies'?); valid keys are: name, base, description, topology, simgrid, nccl, mpi, stack, buffers, accuracy, studies"},
   {"unknown_topology_key.yaml", "unknown_topology_key.yaml:6:3: error: topology.bandwidht: unknown key 'bandwidht' (did you mean 'bandwidth'?); valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
   {"unknown_study_key.yaml", "unknown_study_key.yaml:9:5: error: studies[0].algorithm: unknown key 'algorithm' (did you mean 'algorithms'?); valid keys are: name, collective, algorithms, stacks, ranks, sizes, root, engine, params"},
   {"unknown_key_without_suggestion.yaml", "unknown_key_without_suggestion.yaml:7:3: error: topology.colour: unknown key 'colour'; valid keys are: kind, latency, bandwidth, reduce_bandwidth, overhead, gap, copy_bandwidth"},
@@ -52,8 +52,8 @@ std::vector<BadScenario> bad_scenarios() {
   {"missing_study_ranks.yaml", "missing_study_ranks.yaml:8:5: error: studies[0]: missing required key 'ranks'"},
   {"missing_study_sizes.yaml", "missing_study_sizes.yaml:8:5: error: studies[0]: missing required key 'sizes'"},
   // Wrong types and shapes.
-  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies), got nothing"},
-  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, studies), got a list"},
+  {"empty_file.yaml", "empty_file.yaml:1:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, accuracy, studies), got nothing"},
+  {"top_level_list.yaml", "top_level_list.yaml:2:1: error: expected a scenario (a map with keys name, base, description, topology, simgrid, nccl, mpi, stack, buffers, accuracy, studies), got a list"},
   {"two_documents.yaml", "two_documents.yaml:13:1: error: expected one YAML document, found 2"},
   {"name_is_a_map.yaml", "name_is_a_map.yaml:2:7: error: name: expected a scenario name, got a map"},
   {"empty_name.yaml", "empty_name.yaml:2:7: error: name: expected a scenario name, got ''"},
@@ -182,6 +182,12 @@ std::vector<BadScenario> bad_scenarios() {
   {"simgrid_unknown_key.yaml", "simgrid_unknown_key.yaml:6:3: error: simgrid.tcp_window: unknown key 'tcp_window'; valid keys are: network_model, tcp_gamma, latency_factor, bandwidth_factor, weight_s, crosstraffic, send_port"},
   {"simgrid_unknown_model.yaml", "simgrid_unknown_model.yaml:6:18: error: simgrid.network_model: unknown SimGrid network model 'CM2' (did you mean 'CM02'?); valid values are: CM02, LV08, SMPI, IB, Constant"},
   {"simgrid_zero_factor.yaml", "simgrid_zero_factor.yaml:6:21: error: simgrid.bandwidth_factor: expected a number greater than 0, got 0"},
+  // The measured accuracy (collsim check's band).
+  {"accuracy_not_a_percentage.yaml", "accuracy_not_a_percentage.yaml:6:55: error: accuracy.from_1MiB.slower: expected a percentage like '7.4 %', got 'lots'"},
+  {"accuracy_range_missing_key.yaml", "accuracy_range_missing_key.yaml:6:15: error: accuracy.below_1MiB: missing required key 'slower'"},
+  {"accuracy_unknown_key.yaml", "accuracy_unknown_key.yaml:6:3: error: accuracy.below_1mib: unknown key 'below_1mib' (did you mean 'below_1MiB'?); valid keys are: measured_on, below_1MiB, from_1MiB"},
+  {"accuracy_unordered.yaml", "accuracy_unordered.yaml:6:15: error: accuracy.below_1MiB: expected median <= p90 <= the larger of slower and faster, got median 6 %, p90 5 %, slower 7 %, faster 1 %"},
+  {"accuracy_zero_rows.yaml", "accuracy_zero_rows.yaml:6:22: error: accuracy.below_1MiB.rows: must be at least 1, got 0"},
   {"invalid_yaml.yaml", "invalid_yaml.yaml:10:10: error: invalid YAML: end of sequence flow not found"},
   };
 }

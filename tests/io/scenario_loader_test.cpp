@@ -208,14 +208,14 @@ TEST_CASE("every example in docs/scenario-format.md loads", "[io][scenario][docs
       text += minimal_topology;
       text += block;
     } else if (block.rfind("simgrid:", 0) == 0 || block.rfind("nccl:", 0) == 0 ||
-               block.rfind("mpi:", 0) == 0) {
+               block.rfind("mpi:", 0) == 0 || block.rfind("accuracy:", 0) == 0) {
       text = "name: doc\n";
       text += minimal_topology;
       text += block;
       text += minimal_studies;
     } else {
-      FAIL("an example that is neither a scenario nor a topology, simgrid, nccl, mpi or studies "
-           "section");
+      FAIL("an example that is neither a scenario nor a topology, simgrid, nccl, mpi, accuracy or "
+           "studies section");
     }
     CHECK_NOTHROW(parse_scenario(text, "scenario-format.md"));
   }
@@ -502,4 +502,29 @@ TEST_CASE("the mpi section keeps the call overhead and the environment with posi
                                 "d.yaml");
   CHECK(d.mpi == collsim::core::MpiSpec{});
   CHECK(d.mpi.call_overhead.value < 0);
+}
+
+TEST_CASE("the accuracy section keeps each size range's statistics, and a derived scenario starts "
+          "without it",
+          "[io][scenario][accuracy]") {
+  const auto s = parse_scenario("name: a\ntopology: {kind: uniform}\n"
+                                "accuracy:\n  measured_on: 12 rows\n"
+                                "  below_1MiB: {rows: 8, median: 2.5 %, p90: 6%, slower: 14, "
+                                "faster: 7.5 %}\n"
+                                "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, "
+                                "sizes: 8B}]\n",
+                                "a.yaml");
+  CHECK(s.accuracy.measured_on == "12 rows");
+  CHECK(s.accuracy.below_1MiB == collsim::core::AccuracyRange{8, 2.5, 6.0, 14.0, 7.5});
+  CHECK(s.accuracy.from_1MiB == collsim::core::AccuracyRange{});
+  CHECK(s.accuracy.pos == collsim::core::SourcePos{"a.yaml", 3, 1});
+  CHECK_FALSE(s.accuracy.empty());
+  const auto none = parse_scenario(kMinimal, "minimal.yaml");
+  CHECK(none.accuracy.empty());
+  // The shipped profile has one; a scenario based on it predicts differently and has none.
+  const auto base = parse_scenario("name: b\nbase: dgx-a100-calibrated\n", "b.yaml");
+  CHECK(base.accuracy.empty());
+  const auto profile = collsim::io::load_scenario("dgx-a100-calibrated");
+  CHECK(profile.accuracy.below_1MiB.rows == 17);
+  CHECK(profile.accuracy.from_1MiB.rows == 8);
 }

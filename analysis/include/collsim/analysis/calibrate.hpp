@@ -58,6 +58,9 @@ struct CalibrationResult {
   ValidationSummary after;
   std::optional<ValidationSummary> holdout_before;
   std::optional<ValidationSummary> holdout_after;
+  /// The fitted scenario on every row it was measured against, fitted and held out (the
+  /// accuracy: section of the written scenario).
+  ValidationSummary measured;
   core::Scenario fitted; ///< the scenario with the fitted values
   int iterations = 0;
   std::size_t points = 0; ///< measured points used for the fit

@@ -67,11 +67,15 @@ struct ValidationRow {
   double library_error_pct = 0.0; ///< 100 (estimate - measured) / measured, when there is one
 };
 
-/// Median and 90th percentile of |error| over a set of rows.
+/// Median and 90th percentile of |error| over a set of rows, and the extremes of each sign: the
+/// most a measured run was slower than predicted (the largest -error, 0 if none was) and faster
+/// (the largest +error).
 struct ErrorStats {
   std::size_t points = 0;
   double median_abs_err_pct = 0.0;
   double p90_abs_err_pct = 0.0;
+  double max_slower_pct = 0.0;
+  double max_faster_pct = 0.0;
 };
 
 struct ValidationSummary {

@@ -287,6 +287,31 @@ struct MpiSpec {
   bool operator==(const MpiSpec&) const = default;
 };
 
+/// How far one size range's predictions were measured to be off real runs, over `rows` rows: the
+/// median and 90th percentile of |error| (|predicted - measured| / measured, in percent) and the
+/// extremes of each sign: the most a run was slower than predicted (-error) and faster (+error).
+struct AccuracyRange {
+  std::uint32_t rows = 0; ///< 0: no measured row in this range (no band there)
+  double median_pct = 0.0;
+  double p90_pct = 0.0;
+  double slower_pct = 0.0; ///< `collsim check` calls a row slow beyond this (--tolerance auto)
+  double faster_pct = 0.0; ///< ... and fast beyond this
+  bool operator==(const AccuracyRange&) const = default;
+};
+
+/// What a scenario's predictions were measured to miss by (`accuracy:`; `collsim calibrate` writes
+/// it from the rows it held out), below and from 1 MiB. `collsim check` and `collsim expect` take
+/// their tolerance from it (docs/health-check.md). Describes this file only: a scenario derived
+/// from it (`base:`) starts without one.
+struct AccuracySpec {
+  std::string measured_on; ///< which rows, in words
+  AccuracyRange below_1MiB;
+  AccuracyRange from_1MiB;
+  SourcePos pos; ///< where the section is written (line 0: none)
+  [[nodiscard]] bool empty() const { return below_1MiB.rows == 0 && from_1MiB.rows == 0; }
+  bool operator==(const AccuracySpec&) const = default;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -303,6 +328,7 @@ struct Scenario {
   /// GPU ranks.
   std::string buffers;
   SourcePos buffers_pos;
+  AccuracySpec accuracy;
   std::vector<StudySpec> studies;
   bool operator==(const Scenario&) const = default;
 };
