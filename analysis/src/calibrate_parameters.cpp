@@ -2,6 +2,7 @@
 // the fitted scenario as YAML (calibrate.hpp; the fit itself is in calibrate.cpp).
 
 #include "collsim/analysis/calibrate.hpp"
+#include "collsim/analysis/health.hpp"
 
 #include "collsim/core/errors.hpp"
 
@@ -311,23 +312,9 @@ std::string calibrated_yaml(const CalibrationResult& r, const std::string& base,
   // measured against, fitted and held out (held-out rows alone say how well it predicts; the
   // comments above give them).
   const std::size_t held = r.holdout_after ? r.holdout_after->all.points : 0;
-  const ValidationSummary& s = r.measured;
-  out += fmt::format("accuracy:   # |error| of this scenario's predictions (collsim check's band)\n"
-                     "  measured_on: {} rows of the calibration logs ({} fitted, {} held out)\n",
-                     s.all.points, s.all.points - held, held);
-  const auto range = [&](const char* key, const ErrorStats& e) {
-    if (e.points == 0) {
-      return;
-    }
-    // The extremes rounded up, so that the rows they come from stay within the band.
-    const auto up = [](double v) { return std::ceil(v * 10.0) / 10.0; };
-    out += fmt::format("  {}: {{rows: {}, median: {:.1f} %, p90: {:.1f} %, slower: {:.1f} %, "
-                       "faster: {:.1f} %}}\n",
-                       key, e.points, e.median_abs_err_pct, e.p90_abs_err_pct, up(e.max_slower_pct),
-                       up(e.max_faster_pct));
-  };
-  range("below_1MiB", s.below_1MiB);
-  range("from_1MiB", s.from_1MiB);
+  out += accuracy_yaml(r.measured,
+                       fmt::format("{} rows of the calibration logs ({} fitted, {} held out)",
+                                   r.measured.all.points, r.measured.all.points - held, held));
   return out;
 }
 

@@ -11,8 +11,29 @@ namespace collsim::analysis {
 namespace {
 
 constexpr std::uint64_t kMiB = 1024 * 1024;
+/// Fewer rows than this say nothing about the spread of the errors: such a range gets no band.
+constexpr std::size_t kMinAccuracyRows = 3;
 
 } // namespace
+
+std::string accuracy_yaml(const ValidationSummary& summary, const std::string& measured_on) {
+  std::string out = fmt::format("accuracy:   # |error| of this scenario's predictions (collsim "
+                                "check's band)\n  measured_on: {}\n",
+                                measured_on);
+  const auto range = [&](const char* key, const ErrorStats& e) {
+    if (e.points < kMinAccuracyRows) {
+      return;
+    }
+    const auto up = [](double v) { return std::ceil(v * 10.0) / 10.0; };
+    out += fmt::format("  {}: {{rows: {}, median: {:.1f} %, p90: {:.1f} %, slower: {:.1f} %, "
+                       "faster: {:.1f} %}}\n",
+                       key, e.points, e.median_abs_err_pct, e.p90_abs_err_pct, up(e.max_slower_pct),
+                       up(e.max_faster_pct));
+  };
+  range("below_1MiB", summary.below_1MiB);
+  range("from_1MiB", summary.from_1MiB);
+  return out;
+}
 
 std::string_view to_string(Verdict v) {
   switch (v) {

@@ -6,6 +6,7 @@
 #include "validate_support.hpp"
 
 #include "collsim/analysis/calibrate.hpp"
+#include "collsim/analysis/health.hpp"
 #include "collsim/analysis/measured_logs.hpp"
 #include "collsim/analysis/validate.hpp"
 #include "collsim/analysis/what_if.hpp"
@@ -91,12 +92,15 @@ void add_validate(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "validate", "Compare a scenario's predictions with measured logs (nccl-tests, OSU, IMB)");
   cmd->add_option("--log", a->logs, "Measured log (repeatable)")->required();
-  cmd->add_option("--format", a->format, "table or json")->capture_default_str();
+  cmd->add_option("--format", a->format,
+                  "table, json, or accuracy (the scenario's accuracy: section from these rows, "
+                  "for collsim check)")
+      ->capture_default_str();
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   add_prediction_options(*cmd, a->predict);
   cmd->callback([a] {
-    if (a->format != "table" && a->format != "json") {
-      throw core::UnknownNameError("format", a->format, {"table", "json"});
+    if (a->format != "table" && a->format != "json" && a->format != "accuracy") {
+      throw core::UnknownNameError("format", a->format, {"table", "json", "accuracy"});
     }
     const Prediction p = prediction(a->predict);
     const core::Scenario& scenario = p.scenario;
@@ -108,7 +112,18 @@ void add_validate(CLI::App& app) {
     ignored.insert(ignored.end(), r.skipped.begin(), r.skipped.end());
 
     std::string text;
-    if (a->format == "json") {
+    if (a->format == "accuracy") {
+      std::vector<std::string> names;
+      for (const auto& log : a->logs) {
+        names.push_back(std::filesystem::path(log).filename().string());
+      }
+      text = analysis::accuracy_yaml(
+          r.summary,
+          fmt::format("{} rows of {} (collsim validate, stack {}, engine {}, algorithm {})",
+                      r.rows.size(), fmt::join(names, ", "),
+                      scenario.stack.empty() ? std::string("from the log") : scenario.stack,
+                      a->predict.engine, a->predict.algorithm));
+    } else if (a->format == "json") {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& row : r.rows) {
         rows.push_back({{"collective", core::to_string(row.measured.collective)},

@@ -13,6 +13,13 @@
 
 namespace collsim::analysis {
 
+/// The `accuracy:` section of a scenario (core::AccuracySpec, docs/scenario-format.md) for a
+/// validation's statistics, with `measured_on` saying which rows: what calibrate writes into the
+/// profiles it fits and `validate --format accuracy` prints for a preset. The extremes are
+/// rounded up to 0.1 %, so that the rows they come from stay within the band. A size range of
+/// fewer than 3 rows is left out (no band there): one or two rows say nothing about the spread.
+std::string accuracy_yaml(const ValidationSummary& summary, const std::string& measured_on);
+
 /// A measured row against its expectation.
 enum class Verdict : std::uint8_t {
   ok,      ///< within the band
