@@ -64,6 +64,17 @@ void add_stack_options(CLI::App& cmd, StackOptions& options);
 /// Sets the options given on `scenario`, checked (UnknownNameError or UsageError: exit 2).
 void apply_stack_options(const StackOptions& options, core::Scenario& scenario);
 
+/// The options every command that predicts and prints shares: --engine, --format (`formats`
+/// lists the accepted ones for --help), -o/--output, --threads, --stack and --buffers.
+struct PrintOptions {
+  std::string engine = "loggp";
+  std::string format = "table";
+  std::string output;
+  unsigned threads = 0;
+  StackOptions stack;
+};
+void add_print_options(CLI::App& cmd, PrintOptions& options, const std::string& formats);
+
 /// Output formats accepted by --format.
 enum class Format { table, csv, json };
 Format parse_format(const std::string& text);

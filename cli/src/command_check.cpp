@@ -238,11 +238,7 @@ void add_expect(CLI::App& app) {
     std::string sizes = "8B:128MiB:x2";
     std::string library;
     std::string tolerance = "auto";
-    std::string engine = "loggp";
-    std::string format = "table";
-    std::string output;
-    unsigned threads = 0;
-    StackOptions stack;
+    PrintOptions out;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -261,14 +257,9 @@ void add_expect(CLI::App& app) {
   cmd->add_option("--tolerance", a->tolerance,
                   "auto (the scenario's measured accuracy) or a percentage such as 10 %")
       ->capture_default_str();
-  cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
-      ->capture_default_str();
-  cmd->add_option("--format", a->format, "table, csv or json")->capture_default_str();
-  cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
-  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
-  add_stack_options(*cmd, a->stack);
+  add_print_options(*cmd, a->out, "table, csv or json");
   cmd->callback([a] {
-    const Format format = parse_format(a->format);
+    const Format format = parse_format(a->out.format);
     analysis::ExpectRequest req;
     req.fixed_pct = parse_tolerance(a->tolerance);
     req.collective = core::collective_from_name(a->collective);
@@ -280,7 +271,7 @@ void add_expect(CLI::App& app) {
     req.ranks = ranks.front();
     req.sizes = parse_sizes(a->sizes, "--sizes");
     core::Scenario scenario = io::load_scenario(a->scenario);
-    apply_stack_options(a->stack, scenario);
+    apply_stack_options(a->out.stack, scenario);
     if (a->library.empty()) {
       const core::Topology topo = topologies::build(scenario.topology, req.ranks);
       const bool gpu = topo.devices()[topo.device_of(0)].kind == core::DeviceKind::gpu;
@@ -291,8 +282,8 @@ void add_expect(CLI::App& app) {
       throw core::UnknownNameError("library", a->library, {"nccl", "mpi"});
     }
     analysis::ValidateOptions opt;
-    opt.engine = analysis::EngineChoice(a->engine, scenario);
-    opt.threads = a->threads;
+    opt.engine = analysis::EngineChoice(a->out.engine, scenario);
+    opt.threads = a->out.threads;
     const algorithms::Registry registry = algorithms::make_default_registry();
     const analysis::ExpectResult r = analysis::expect(scenario, req, registry, opt);
     if (r.rows.empty()) {
@@ -337,7 +328,7 @@ void add_expect(CLI::App& app) {
       }
       text = nlohmann::json{{"scenario", scenario.name},
                             {"library", lib},
-                            {"engine", a->engine},
+                            {"engine", a->out.engine},
                             {"tolerance", req.fixed_pct >= 0.0 ? nlohmann::json(req.fixed_pct)
                                                                : nlohmann::json("auto")},
                             {"rows", rows},
@@ -364,7 +355,7 @@ void add_expect(CLI::App& app) {
       };
       text = fmt::format("# collsim expect: scenario '{}', {} {} ranks, {}'s choice, engine {}\n"
                          "# tolerance {}\n",
-                         scenario.name, a->collective, req.ranks, lib, a->engine,
+                         scenario.name, a->collective, req.ranks, lib, a->out.engine,
                          tolerance_text(req.fixed_pct, scenario));
       text += fmt::format("# {:>12} {:>12} {:>6}  {:<40} {:>10} {:>8} {:>8} {:>6} {:>9} {:>10}\n",
                           "size (B)", "count", "type", "algorithm", "time", "algbw", "busbw",
@@ -388,7 +379,7 @@ void add_expect(CLI::App& app) {
         text += fmt::format("# skipped: {}\n", s);
       }
     }
-    emit(text, a->output);
+    emit(text, a->out.output);
   });
 }
 

@@ -19,6 +19,8 @@ void add_calibrate(CLI::App& app);
 void add_tune(CLI::App& app);
 void add_check(CLI::App& app);
 void add_expect(CLI::App& app);
+void add_workload(CLI::App& app);
+void add_compare(CLI::App& app);
 /// Only in builds with Qt6 Charts (COLLSIM_HAVE_CHARTS).
 void add_plot(CLI::App& app);
 

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   collsim::cli::add_tune(app);
   collsim::cli::add_check(app);
   collsim::cli::add_expect(app);
+  collsim::cli::add_workload(app);
+  collsim::cli::add_compare(app);
 #ifdef COLLSIM_HAVE_CHARTS
   collsim::cli::add_plot(app);
 #endif

@@ -1,0 +1,292 @@
+// `collsim compare` (issue 19; docs/workload-format.md, "Comparing machines"): one workload's
+// step on several scenarios side by side, with the time and cost of many steps.
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+
+#include "collsim/analysis/what_if.hpp"
+#include "collsim/analysis/workload.hpp"
+#include "collsim/io/csv_field.hpp"
+#include "collsim/io/scenario_loader.hpp"
+#include "collsim/io/workload_loader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+namespace collsim::cli {
+namespace {
+
+/// One machine of the comparison: "SCENARIO", "SCENARIO:NODES" or "SCENARIO:NODES:WORKLOAD" (a
+/// step of its own: a job of another size splits the model differently and computes longer).
+struct Machine {
+  std::string scenario;
+  std::uint32_t nodes = 0; ///< 0: --nodes
+  std::string workload;    ///< empty: --workload
+  std::string label;       ///< "dgx-h100 x 64"
+};
+
+struct Row {
+  Machine machine;
+  core::Scenario scenario;
+  std::string workload; ///< its name
+  analysis::WorkloadJob job;
+  analysis::WorkloadTiming timing;
+  std::optional<double> price; ///< per node-hour
+};
+
+std::vector<Machine> parse_machines(const std::vector<std::string>& items,
+                                    std::uint32_t default_nodes) {
+  std::vector<Machine> out;
+  for (const std::string& item : items) {
+    Machine m;
+    std::vector<std::string> fields;
+    for (std::size_t at = 0;;) {
+      const auto colon = item.find(':', at);
+      fields.push_back(item.substr(at, colon - at));
+      if (colon == std::string::npos) {
+        break;
+      }
+      at = colon + 1;
+    }
+    if (fields.size() > 3 || fields[0].empty()) {
+      throw core::UsageError(fmt::format(
+          "--scenarios: '{}': expected SCENARIO, SCENARIO:NODES or SCENARIO:NODES:WORKLOAD", item));
+    }
+    m.scenario = fields[0];
+    m.nodes = default_nodes;
+    if (fields.size() > 1) {
+      const auto counts = parse_ranks(fields[1], "--scenarios");
+      if (counts.size() != 1) {
+        throw core::UsageError(
+            fmt::format("--scenarios: '{}': expected one node count, got {}", item, counts.size()));
+      }
+      m.nodes = counts.front();
+    }
+    if (fields.size() > 2) {
+      m.workload = fields[2];
+    }
+    out.push_back(m);
+  }
+  if (out.empty()) {
+    throw core::UsageError("--scenarios: give at least one scenario");
+  }
+  return out;
+}
+
+/// --price NAME=VALUE: the price per node-hour of a scenario (by the name --scenarios gives it).
+std::map<std::string, double> parse_prices(const std::vector<std::string>& items,
+                                           const std::vector<Machine>& machines) {
+  std::map<std::string, double> out;
+  for (const std::string& item : items) {
+    const auto eq = item.find('=');
+    const std::string name = eq == std::string::npos ? std::string() : item.substr(0, eq);
+    double v = -1.0;
+    if (eq != std::string::npos) {
+      const std::string text = item.substr(eq + 1);
+      const char* last = text.data() + text.size();
+      const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+      if (text.empty() || ec != std::errc() || ptr != last || !std::isfinite(v)) {
+        v = -1.0;
+      }
+    }
+    if (name.empty() || v < 0.0) {
+      throw core::UsageError(fmt::format(
+          "--price: expected SCENARIO=PRICE (per node-hour, a number >= 0), got '{}'", item));
+    }
+    bool known = false;
+    for (const Machine& m : machines) {
+      known = known || m.scenario == name;
+    }
+    if (!known) {
+      std::vector<std::string> names;
+      for (const Machine& m : machines) {
+        names.push_back(m.scenario);
+      }
+      throw core::UnknownNameError("scenario in --price", name, names);
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+/// The phase with the most communication, and where it runs.
+std::string dominant(const analysis::WorkloadTiming& t, const analysis::WorkloadJob& job) {
+  const analysis::PhaseTiming* top = nullptr;
+  for (const auto& p : t.phases) {
+    if (top == nullptr || p.total.value > top->total.value) {
+      top = &p;
+    }
+  }
+  if (top == nullptr) {
+    return "-";
+  }
+  const bool inside = top->phase.group == core::WorkloadGroup::node || job.nodes == 1;
+  return fmt::format("{} ({})", top->phase.name, inside ? "inside a node" : "across nodes");
+}
+
+std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std::string& format) {
+  std::vector<std::string> names;
+  for (const Row& r : rows) {
+    if (std::find(names.begin(), names.end(), r.workload) == names.end()) {
+      names.push_back(r.workload);
+    }
+  }
+  const std::string workloads = fmt::format("{}", fmt::join(names, ", "));
+  const auto hours = [&](const Row& r) { return r.timing.step.value * steps / 3600.0; };
+  if (format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const Row& r : rows) {
+      nlohmann::json j{{"scenario", r.scenario.name},
+                       {"workload", r.workload},
+                       {"label", r.machine.label},
+                       {"nodes", r.job.nodes},
+                       {"ranks_per_node", r.job.ranks_per_node},
+                       {"step_us", r.timing.step.value * 1e6},
+                       {"compute_us", r.timing.compute.value * 1e6},
+                       {"communication_us", r.timing.communication.value * 1e6},
+                       {"exposed_us", r.timing.exposed.value * 1e6},
+                       {"steps", steps},
+                       {"hours", hours(r)},
+                       {"dominant_phase", dominant(r.timing, r.job)}};
+      if (r.price) {
+        j["price_per_node_hour"] = *r.price;
+        j["cost"] = hours(r) * r.job.nodes * *r.price;
+      }
+      out.push_back(std::move(j));
+    }
+    return nlohmann::json{{"steps", steps}, {"machines", out}}.dump(2) + "\n";
+  }
+  if (format == "csv") {
+    std::string text =
+        "scenario,workload,label,nodes,ranks_per_node,step_us,compute_us,communication_us,"
+        "exposed_us,steps,hours,price_per_node_hour,cost,dominant_phase\n";
+    for (const Row& r : rows) {
+      text += fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},{},{},{}\n",
+                          io::csv_field(r.scenario.name), io::csv_field(r.workload),
+                          io::csv_field(r.machine.label), r.job.nodes, r.job.ranks_per_node,
+                          r.timing.step.value * 1e6, r.timing.compute.value * 1e6,
+                          r.timing.communication.value * 1e6, r.timing.exposed.value * 1e6, steps,
+                          hours(r), r.price ? fmt::format("{:g}", *r.price) : std::string(),
+                          r.price ? fmt::format("{:.6g}", hours(r) * r.job.nodes * *r.price)
+                                  : std::string(),
+                          io::csv_field(dominant(r.timing, r.job)));
+    }
+    return text;
+  }
+  std::string text = fmt::format("# collsim compare: workload {}, {} steps\n", workloads, steps);
+  text += fmt::format("# {:<44} {:>6} {:>12} {:>12} {:>12} {:>8} {:>10} {:>12}  {}\n", "machine",
+                      "ranks", "step", "comm.", "exposed", "exposed", "time", "cost",
+                      "most communication");
+  text += fmt::format("# {:<44} {:>6} {:>12} {:>12} {:>12} {:>8} {:>10} {:>12}\n", "", "", "(ms)",
+                      "(ms)", "(ms)", "(%)", "(h)", "");
+  for (const Row& r : rows) {
+    const double share =
+        r.timing.step.value > 0 ? 100.0 * r.timing.exposed.value / r.timing.step.value : 0.0;
+    text += fmt::format(
+        "  {:<44} {:>6} {:>12.3f} {:>12.3f} {:>12.3f} {:>8.1f} {:>10.2f} {:>12}  {}\n",
+        r.machine.label, r.job.nodes * r.job.ranks_per_node, r.timing.step.value * 1e3,
+        r.timing.communication.value * 1e3, r.timing.exposed.value * 1e3, share, hours(r),
+        r.price ? fmt::format("{:.2f}", hours(r) * r.job.nodes * *r.price) : std::string("-"),
+        dominant(r.timing, r.job));
+  }
+  text += "# cost = time x nodes x --price (per node-hour); comm. = every call, exposed = what the "
+          "compute does not hide\n";
+  return text;
+}
+
+} // namespace
+
+void add_compare(CLI::App& app) {
+  struct Args {
+    std::string workload;
+    std::vector<std::string> scenarios;
+    std::string nodes;
+    std::vector<std::string> prices;
+    std::uint64_t steps = 1000;
+    PrintOptions out;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand(
+      "compare", "One workload's step on several machines side by side: step time, exposed "
+                 "communication, and the time and cost of many steps");
+  cmd->add_option("--workload", a->workload,
+                  "Workload file (docs/workload-format.md) for the machines that name none");
+  cmd->add_option("--scenarios", a->scenarios,
+                  "Machines: SCENARIO, SCENARIO:NODES or SCENARIO:NODES:WORKLOAD, comma-separated "
+                  "(a scenario may appear with several node counts)")
+      ->required()
+      ->delimiter(',');
+  cmd->add_option("--nodes", a->nodes, "Nodes of a machine that names none (default 1)");
+  cmd->add_option("--price", a->prices,
+                  "SCENARIO=PRICE: the price of one node-hour of that scenario (repeatable)")
+      ->delimiter(',');
+  cmd->add_option("--steps", a->steps, "Steps to price (a training run, a simulation campaign)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  add_print_options(*cmd, a->out, "table, csv or json");
+  cmd->callback([a] {
+    (void)parse_format(a->out.format);
+    std::uint32_t nodes = 1;
+    if (!a->nodes.empty()) {
+      const auto v = parse_ranks(a->nodes, "--nodes");
+      if (v.size() != 1) {
+        throw core::UsageError(fmt::format("--nodes: expected one count, got {}", v.size()));
+      }
+      nodes = v.front();
+    }
+    const std::vector<Machine> machines = parse_machines(a->scenarios, nodes);
+    const std::map<std::string, double> prices = parse_prices(a->prices, machines);
+    std::map<std::string, core::Workload> workloads;
+    for (const Machine& m : machines) {
+      const std::string& path = m.workload.empty() ? a->workload : m.workload;
+      if (path.empty()) {
+        throw core::UsageError(fmt::format(
+            "--scenarios: '{}' names no workload: give --workload or SCENARIO:NODES:WORKLOAD",
+            m.scenario));
+      }
+      if (!workloads.contains(path)) {
+        workloads.emplace(path, io::load_workload(path));
+      }
+    }
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    std::vector<Row> rows;
+    for (Machine m : machines) {
+      const core::Workload& w = workloads.at(m.workload.empty() ? a->workload : m.workload);
+      core::Scenario s = io::load_scenario(m.scenario);
+      apply_stack_options(a->out.stack, s);
+      const analysis::WhatIfShape shape = analysis::what_if_shape(s);
+      analysis::WorkloadJob job;
+      job.nodes = m.nodes;
+      job.ranks_per_node = shape.ranks_per_node && *shape.ranks_per_node > 0
+                               ? *shape.ranks_per_node
+                               : shape.max_ranks_per_node;
+      if (!shape.nodes || job.ranks_per_node == 0) {
+        throw core::UsageError(fmt::format(
+            "--scenarios: '{}' has a {} topology without nodes: compare runs machines of nodes "
+            "(cluster or system topologies)",
+            m.scenario, s.topology.kind));
+      }
+      m.label = fmt::format("{} x {}", s.name, m.nodes);
+      if (!m.workload.empty()) {
+        m.label += fmt::format(" ({})", w.name);
+      }
+      analysis::ValidateOptions opt;
+      opt.engine = analysis::EngineChoice(a->out.engine, s);
+      opt.threads = a->out.threads;
+      Row r{m, s, w.name, job, analysis::run_workload(s, w, job, registry, opt), std::nullopt};
+      if (const auto it = prices.find(m.scenario); it != prices.end()) {
+        r.price = it->second;
+      }
+      rows.push_back(std::move(r));
+    }
+    emit(report(rows, a->steps, a->out.format), a->out.output);
+  });
+}
+
+} // namespace collsim::cli

@@ -1,0 +1,463 @@
+// Workload files (workload_loader.hpp; docs/workload-format.md).
+
+#include "collsim/io/workload_loader.hpp"
+
+#include "collsim/core/errors.hpp"
+#include "collsim/core/units.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+namespace collsim::io {
+namespace {
+
+using core::ScenarioError;
+using core::SourcePos;
+
+constexpr std::array<std::string_view, 4> kWorkloadKeys{"name", "description", "compute", "phases"};
+constexpr std::array<std::string_view, 9> kPhaseKeys{
+    "name", "collective", "bytes", "count", "dtype", "calls", "group", "ranks", "overlap"};
+constexpr std::array<std::string_view, 7> kDataParallelKeys{
+    "generator", "name", "parameters", "dtype", "bucket", "group", "overlap"};
+constexpr std::array<std::string_view, 14> kTransformerKeys{
+    "generator", "name",     "layers", "hidden",     "sequence", "micro_batch", "micro_batches",
+    "tensor",    "pipeline", "data",   "parameters", "dtype",    "grad_dtype",  "data_overlap"};
+constexpr std::array<std::string_view, 2> kGenerators{"data_parallel", "transformer_3d"};
+constexpr std::array<std::string_view, 4> kGroups{"world", "node", "across_nodes", "pair"};
+/// PyTorch DDP's default bucket_cap_mb = 25, in MiB (torch/nn/parallel/distributed.py:
+/// bucket_cap_mb * 1024 * 1024).
+constexpr std::uint64_t kDdpBucketBytes = 25ULL << 20;
+constexpr std::uint32_t kMaxCalls = 1U << 24;
+
+struct DtypeName {
+  std::string_view name;
+  std::uint32_t bytes;
+};
+// nccl-tests' type names (src/common.cu, test_typenames) and the usual aliases.
+constexpr std::array<DtypeName, 17> kDtypes{{{"int8", 1},
+                                             {"uint8", 1},
+                                             {"int32", 4},
+                                             {"uint32", 4},
+                                             {"int64", 8},
+                                             {"uint64", 8},
+                                             {"half", 2},
+                                             {"float", 4},
+                                             {"double", 8},
+                                             {"bfloat16", 2},
+                                             {"fp8_e4m3", 1},
+                                             {"fp8_e5m2", 1},
+                                             {"fp32", 4},
+                                             {"fp16", 2},
+                                             {"bf16", 2},
+                                             {"fp64", 8},
+                                             {"fp8", 1}}};
+
+class Loader {
+public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  core::Workload load(std::string_view text) {
+    YAML::Node root;
+    try {
+      root = YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+      throw ScenarioError({file_, static_cast<std::uint32_t>(e.mark.line + 1),
+                           static_cast<std::uint32_t>(e.mark.column + 1)},
+                          "", fmt::format("invalid YAML: {}", e.msg));
+    }
+    if (!root.IsMap()) {
+      fail(root, "",
+           fmt::format("expected a workload (a map with keys {})", fmt::join(kWorkloadKeys, ", ")));
+    }
+    check_keys(root, "", kWorkloadKeys, {"name", "phases"});
+    core::Workload w;
+    w.file = file_;
+    w.name = text_of(root["name"], "name", "a workload name");
+    if (root["description"]) {
+      w.description = text_of(root["description"], "description", "a description");
+    }
+    if (root["compute"]) {
+      w.compute = seconds(root["compute"], "compute");
+    }
+    const YAML::Node phases = root["phases"];
+    if (!phases.IsSequence() || phases.size() == 0) {
+      fail(phases, "phases", "expected a list of phases (at least one)");
+    }
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      const std::string path = fmt::format("phases[{}]", i);
+      const YAML::Node p = phases[i];
+      if (!p.IsMap()) {
+        fail(p, path, "expected a phase (a map with collective and bytes) or a generator");
+      }
+      if (p["generator"]) {
+        for (auto& made : generator(p, path)) {
+          w.phases.push_back(std::move(made));
+        }
+      } else {
+        w.phases.push_back(phase(p, path));
+      }
+    }
+    return w;
+  }
+
+private:
+  std::string file_;
+
+  [[nodiscard]] SourcePos pos(const YAML::Node& n) const {
+    const YAML::Mark m = n.Mark();
+    return {file_, static_cast<std::uint32_t>(m.line + 1),
+            static_cast<std::uint32_t>(m.column + 1)};
+  }
+
+  [[noreturn]] void fail(const YAML::Node& n, const std::string& path,
+                         const std::string& message) const {
+    throw ScenarioError(pos(n), path, message);
+  }
+
+  /// Unknown keys first (with the valid ones), then missing required keys.
+  void check_keys(const YAML::Node& map, const std::string& path,
+                  std::span<const std::string_view> valid,
+                  std::initializer_list<std::string_view> required) const {
+    for (const auto& kv : map) {
+      const std::string key = kv.first.Scalar();
+      if (std::find(valid.begin(), valid.end(), key) == valid.end()) {
+        const std::vector<std::string> names(valid.begin(), valid.end());
+        const std::string close = core::closest_match(key, names);
+        fail(kv.first, path.empty() ? key : path + "." + key,
+             fmt::format("unknown key '{}'{}; valid keys are: {}", key,
+                         close.empty() ? "" : fmt::format(" (did you mean '{}'?)", close),
+                         fmt::join(valid, ", ")));
+      }
+    }
+    for (const auto key : required) {
+      if (!map[std::string(key)]) {
+        fail(map, path, fmt::format("missing required key '{}'", key));
+      }
+    }
+  }
+
+  std::string text_of(const YAML::Node& n, const std::string& path,
+                      std::string_view expected) const {
+    if (!n.IsScalar() || n.Scalar().empty()) {
+      fail(n, path, fmt::format("expected {}", expected));
+    }
+    return n.Scalar();
+  }
+
+  core::Seconds seconds(const YAML::Node& n, const std::string& path) const {
+    const auto parsed = core::parse_seconds(n.IsScalar() ? n.Scalar() : std::string());
+    if (!n.IsScalar() || !parsed.ok() || parsed.value.value < 0.0) {
+      fail(n, path,
+           fmt::format("expected a duration like '120 ms' or '1.5 us', got '{}'",
+                       n.IsScalar() ? n.Scalar() : std::string("a ") + kind(n)));
+    }
+    return parsed.value;
+  }
+
+  core::Bytes bytes(const YAML::Node& n, const std::string& path) const {
+    const auto parsed = core::parse_bytes(n.IsScalar() ? n.Scalar() : std::string());
+    if (!n.IsScalar() || !parsed.ok() || parsed.value.value == 0) {
+      fail(n, path,
+           fmt::format("expected a size of at least 1 B like '25 MiB', got '{}'",
+                       n.IsScalar() ? n.Scalar() : std::string("a ") + kind(n)));
+    }
+    return parsed.value;
+  }
+
+  double number(const YAML::Node& n, const std::string& path, std::string_view expected, double min,
+                double max) const {
+    double v = 0.0;
+    const std::string text = n.IsScalar() ? n.Scalar() : std::string();
+    const char* last = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), last, v);
+    if (text.empty() || ec != std::errc() || ptr != last || !std::isfinite(v) || v < min ||
+        v > max) {
+      fail(n, path, fmt::format("expected {}, got '{}'", expected, text));
+    }
+    return v;
+  }
+
+  /// A whole number from 1 to `max`.
+  std::uint32_t whole(const YAML::Node& n, const std::string& path, std::uint32_t max) const {
+    const std::string expected = fmt::format("a whole number from 1 to {}", max);
+    const double v = number(n, path, expected, 1, max);
+    if (n.Scalar().find_first_not_of("0123456789") != std::string::npos) {
+      fail(n, path, fmt::format("expected {}, got '{}'", expected, n.Scalar()));
+    }
+    return static_cast<std::uint32_t>(v);
+  }
+
+  std::uint32_t dtype(const YAML::Node& n, const std::string& path) const {
+    const std::string name = text_of(n, path, "a data type such as bfloat16 or float");
+    const std::uint32_t b = dtype_bytes(name);
+    if (b == 0) {
+      std::vector<std::string> names;
+      for (const auto& d : kDtypes) {
+        names.emplace_back(d.name);
+      }
+      fail(n, path, core::UnknownNameError("data type", name, names).what());
+    }
+    return b;
+  }
+
+  core::WorkloadGroup group(const YAML::Node& n, const std::string& path) const {
+    const std::string name = text_of(n, path, "a group: world, node, across_nodes or pair");
+    for (std::size_t i = 0; i < kGroups.size(); ++i) {
+      if (name == kGroups[i]) {
+        return static_cast<core::WorkloadGroup>(i);
+      }
+    }
+    fail(n, path, core::UnknownNameError("group", name, {kGroups.begin(), kGroups.end()}).what());
+  }
+
+  static const char* kind(const YAML::Node& n) {
+    return n.IsMap() ? "map" : n.IsSequence() ? "list" : "nothing";
+  }
+
+  core::WorkloadPhase phase(const YAML::Node& p, const std::string& path) const {
+    check_keys(p, path, kPhaseKeys, {"collective"});
+    core::WorkloadPhase out;
+    out.pos = pos(p);
+    const std::string coll = text_of(p["collective"], path + ".collective", "a collective");
+    try {
+      out.collective = core::collective_from_name(coll);
+    } catch (const core::UnknownNameError& e) {
+      fail(p["collective"], path + ".collective", e.what());
+    }
+    out.name = p["name"] ? text_of(p["name"], path + ".name", "a phase name") : coll;
+    if (p["bytes"] && (p["count"] || p["dtype"])) {
+      fail(p, path, "give bytes, or count and dtype, not both");
+    }
+    if (p["bytes"]) {
+      out.bytes = bytes(p["bytes"], path + ".bytes");
+    } else if (p["count"] && p["dtype"]) {
+      const double count = number(p["count"], path + ".count", "a count of at least 1", 1, 1e18);
+      if (count != std::floor(count)) {
+        fail(p["count"], path + ".count", "expected a whole number of elements");
+      }
+      out.bytes =
+          core::Bytes{static_cast<std::uint64_t>(count) * dtype(p["dtype"], path + ".dtype")};
+    } else {
+      fail(p, path, "missing the size: give bytes, or count and dtype");
+    }
+    if (p["calls"]) {
+      out.calls = static_cast<std::uint32_t>(
+          number(p["calls"], path + ".calls", fmt::format("a whole number from 1 to {}", kMaxCalls),
+                 1, kMaxCalls));
+      if (p["calls"].Scalar().find_first_not_of("0123456789") != std::string::npos) {
+        fail(p["calls"], path + ".calls",
+             fmt::format("expected a whole number from 1 to {}, got '{}'", kMaxCalls,
+                         p["calls"].Scalar()));
+      }
+    }
+    if (p["group"]) {
+      out.group = group(p["group"], path + ".group");
+    }
+    if (p["ranks"]) {
+      out.ranks = whole(p["ranks"], path + ".ranks", 1U << 24);
+    }
+    if (p["overlap"]) {
+      out.overlap = number(p["overlap"], path + ".overlap", "a share from 0 to 1", 0.0, 1.0);
+    }
+    return out;
+  }
+
+  std::vector<core::WorkloadPhase> generator(const YAML::Node& p, const std::string& path) const {
+    const std::string kind_name = text_of(p["generator"], path + ".generator", "a generator name");
+    if (std::find(kGenerators.begin(), kGenerators.end(), kind_name) == kGenerators.end()) {
+      fail(p["generator"], path + ".generator",
+           core::UnknownNameError("generator", kind_name, {kGenerators.begin(), kGenerators.end()})
+               .what());
+    }
+    if (kind_name == "transformer_3d") {
+      return transformer(p, path);
+    }
+    check_keys(p, path, kDataParallelKeys, {"parameters"});
+    const double params =
+        number(p["parameters"], path + ".parameters", "a parameter count of at least 1", 1, 1e15);
+    const std::uint32_t size = p["dtype"] ? dtype(p["dtype"], path + ".dtype") : 2;
+    const core::Bytes bucket =
+        p["bucket"] ? bytes(p["bucket"], path + ".bucket") : core::Bytes{kDdpBucketBytes};
+    const double overlap =
+        p["overlap"] ? number(p["overlap"], path + ".overlap", "a share from 0 to 1", 0.0, 1.0)
+                     : 1.0;
+    const core::WorkloadGroup g =
+        p["group"] ? group(p["group"], path + ".group") : core::WorkloadGroup::world;
+    auto out = data_parallel_phases(params, size, bucket, overlap, g, pos(p));
+    if (p["name"]) {
+      const std::string name = text_of(p["name"], path + ".name", "a phase name");
+      for (auto& ph : out) {
+        ph.name = name + (ph.overlap == 0.0 && out.size() > 1 ? " (last bucket)" : "");
+      }
+    }
+    return out;
+  }
+
+  std::vector<core::WorkloadPhase> transformer(const YAML::Node& p, const std::string& path) const {
+    check_keys(p, path, kTransformerKeys,
+               {"layers", "hidden", "sequence", "micro_batches", "parameters"});
+    Transformer3d t;
+    t.layers = whole(p["layers"], path + ".layers", 1U << 20);
+    t.hidden = whole(p["hidden"], path + ".hidden", 1U << 24);
+    t.sequence = whole(p["sequence"], path + ".sequence", 1U << 24);
+    t.micro_batches = whole(p["micro_batches"], path + ".micro_batches", 1U << 20);
+    t.parameters =
+        number(p["parameters"], path + ".parameters", "a parameter count of at least 1", 1, 1e15);
+    const auto opt_whole = [&](const char* key, std::uint32_t fallback) {
+      return p[key] ? whole(p[key], path + "." + key, 1U << 20) : fallback;
+    };
+    t.micro_batch = opt_whole("micro_batch", 1);
+    t.tensor = opt_whole("tensor", 1);
+    t.pipeline = opt_whole("pipeline", 1);
+    t.data = opt_whole("data", 1);
+    t.dtype_size = p["dtype"] ? dtype(p["dtype"], path + ".dtype") : 2;
+    t.grad_dtype_size =
+        p["grad_dtype"] ? dtype(p["grad_dtype"], path + ".grad_dtype") : t.dtype_size;
+    t.data_overlap = p["data_overlap"] ? number(p["data_overlap"], path + ".data_overlap",
+                                                "a share from 0 to 1", 0.0, 1.0)
+                                       : 0.0;
+    if (t.layers % t.pipeline != 0) {
+      fail(p["pipeline"], path + ".pipeline",
+           fmt::format("{} pipeline stages do not divide {} layers", t.pipeline, t.layers));
+    }
+    if (t.micro_batch * t.sequence * t.hidden % t.tensor != 0) {
+      fail(p["tensor"], path + ".tensor",
+           fmt::format("{}-way tensor parallelism does not divide the {} activations of a "
+                       "micro-batch",
+                       t.tensor, t.micro_batch * t.sequence * t.hidden));
+    }
+    const std::uint64_t calls = 4ULL * (t.layers / t.pipeline) * t.micro_batches;
+    if (calls > kMaxCalls) {
+      fail(p, path,
+           fmt::format("{} tensor-parallel calls per step, above the {} collsim takes", calls,
+                       kMaxCalls));
+    }
+    auto out = transformer_3d_phases(t, pos(p));
+    if (p["name"]) {
+      const std::string name = text_of(p["name"], path + ".name", "a phase name");
+      for (auto& ph : out) {
+        ph.name = name + ": " + ph.name;
+      }
+    }
+    return out;
+  }
+};
+
+} // namespace
+
+std::vector<core::WorkloadPhase> transformer_3d_phases(const Transformer3d& t,
+                                                       const core::SourcePos& pos) {
+  // Megatron-LM's communication per step and rank (docs/workload-format.md): tensor parallelism
+  // makes 4 allreduces of the activations (b x s x h) per layer and micro-batch, 2 in the forward
+  // pass and 2 in the backward (Shoeybi et al., "Megatron-LM", 2019, section 3 and figure 4);
+  // pipeline parallelism sends each micro-batch's activations forward and their gradients back
+  // across each stage boundary, b x s x h / t bytes a message with the scatter/gather
+  // optimisation (Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
+  // Clusters Using Megatron-LM", SC21, section 4.1); data parallelism allreduces each rank's
+  // share of the gradients, parameters / (t x p), once backward is done (ibid., section 2.1).
+  std::vector<core::WorkloadPhase> out;
+  core::WorkloadPhase p;
+  p.pos = pos;
+  const std::uint64_t activations = t.micro_batch * t.sequence * t.hidden;
+  if (t.tensor > 1) {
+    p.name = "TP allreduce";
+    p.collective = core::CollectiveKind::allreduce;
+    p.bytes = core::Bytes{activations * t.dtype_size};
+    p.calls = 4 * (t.layers / t.pipeline) * t.micro_batches;
+    p.group = core::WorkloadGroup::node;
+    p.ranks = t.tensor;
+    p.overlap = 0.0;
+    out.push_back(p);
+  }
+  if (t.pipeline > 1) {
+    // One message is a broadcast between the two ranks of a stage boundary.
+    p.name = "PP send/recv";
+    p.collective = core::CollectiveKind::bcast;
+    p.bytes = core::Bytes{activations * t.dtype_size / t.tensor};
+    p.calls = 2 * t.micro_batches;
+    p.group = core::WorkloadGroup::pair;
+    p.ranks = 2;
+    p.overlap = 0.0;
+    out.push_back(p);
+  }
+  if (t.data > 1) {
+    p.name = "DP gradient allreduce";
+    p.collective = core::CollectiveKind::allreduce;
+    p.bytes = core::Bytes{static_cast<std::uint64_t>(
+        std::ceil(t.parameters / (t.tensor * t.pipeline)) * t.grad_dtype_size)};
+    p.calls = 1;
+    p.group = core::WorkloadGroup::across_nodes;
+    p.ranks = t.data;
+    p.overlap = t.data_overlap;
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::uint32_t dtype_bytes(std::string_view name) {
+  for (const auto& d : kDtypes) {
+    if (d.name == name) {
+      return d.bytes;
+    }
+  }
+  return 0;
+}
+
+std::vector<core::WorkloadPhase> data_parallel_phases(double parameters, std::uint32_t dtype_size,
+                                                      core::Bytes bucket, double overlap,
+                                                      core::WorkloadGroup group,
+                                                      const core::SourcePos& pos) {
+  // Gradients of every parameter, reduced in buckets: DDP launches a bucket's allreduce as soon
+  // as backward has produced all its gradients, so all buckets but the last overlap backward;
+  // the last is ready only at its end (Li et al., "PyTorch Distributed", VLDB 2020, section 3.2).
+  const auto total = static_cast<std::uint64_t>(std::ceil(parameters)) * dtype_size;
+  const std::uint64_t full = total / bucket.value;
+  const std::uint64_t rest = total % bucket.value;
+  std::vector<core::WorkloadPhase> out;
+  core::WorkloadPhase p;
+  p.collective = core::CollectiveKind::allreduce;
+  p.group = group;
+  p.pos = pos;
+  const std::uint64_t overlapped = rest > 0 ? full : full - 1;
+  if (overlapped > 0) {
+    p.name = "gradient buckets";
+    p.bytes = bucket;
+    p.calls = static_cast<std::uint32_t>(std::min<std::uint64_t>(overlapped, kMaxCalls));
+    p.overlap = overlap;
+    out.push_back(p);
+  }
+  p.name = "last gradient bucket";
+  p.bytes = core::Bytes{rest > 0 ? rest : bucket.value};
+  p.calls = 1;
+  p.overlap = 0.0;
+  out.push_back(p);
+  return out;
+}
+
+core::Workload parse_workload(std::string_view yaml_text, std::string_view file_name) {
+  return Loader(std::string(file_name)).load(yaml_text);
+}
+
+core::Workload load_workload(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ScenarioError({path, 0, 0}, "",
+                        fmt::format("cannot open the workload file: {}", std::strerror(errno)));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_workload(text.str(), path);
+}
+
+} // namespace collsim::io

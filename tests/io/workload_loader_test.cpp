@@ -1,0 +1,165 @@
+// Workload files (io/workload_loader.hpp, docs/workload-format.md): phases as written, the
+// data-parallel generator's buckets, and one positioned error per mistake.
+
+#include "collsim/core/errors.hpp"
+#include "collsim/io/workload_loader.hpp"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+using collsim::core::WorkloadGroup;
+using collsim::io::parse_workload;
+
+namespace {
+
+std::string error_of(const std::string& yaml) {
+  try {
+    (void)parse_workload(yaml, "w.yaml");
+  } catch (const collsim::core::ScenarioError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+} // namespace
+
+TEST_CASE("a workload's phases keep their collective, size, calls, group and overlap",
+          "[io][workload]") {
+  const auto w = parse_workload("name: w\ncompute: 120 ms\nphases:\n"
+                                "  - {name: tp, collective: allreduce, count: 1024, dtype: bf16, "
+                                "calls: 96, group: node}\n"
+                                "  - {collective: allgather, bytes: 4 MiB, group: across_nodes, "
+                                "overlap: 0.5}\n",
+                                "w.yaml");
+  CHECK(w.name == "w");
+  CHECK(w.compute.value == Approx(0.12));
+  REQUIRE(w.phases.size() == 2);
+  CHECK(w.phases[0].name == "tp");
+  CHECK(w.phases[0].bytes.value == 2048);
+  CHECK(w.phases[0].calls == 96);
+  CHECK(w.phases[0].group == WorkloadGroup::node);
+  CHECK(w.phases[0].overlap == 0.0);
+  CHECK(w.phases[0].pos == collsim::core::SourcePos{"w.yaml", 4, 5});
+  CHECK(w.phases[1].name == "allgather"); // unnamed: the collective's name
+  CHECK(w.phases[1].collective == collsim::core::CollectiveKind::allgather);
+  CHECK(w.phases[1].bytes.value == 4U << 20);
+  CHECK(w.phases[1].calls == 1);
+  CHECK(w.phases[1].group == WorkloadGroup::across_nodes);
+  CHECK(w.phases[1].overlap == 0.5);
+}
+
+TEST_CASE("the data-parallel generator makes DDP's buckets, the last one not overlapped",
+          "[io][workload]") {
+  // 1e9 bf16 gradients = 2e9 B in 25 MiB buckets: 76 full (1992294400 B) and 7705600 B left.
+  const auto w = parse_workload(
+      "name: d\nphases:\n  - {generator: data_parallel, parameters: 1e9, dtype: bf16}\n", "d.yaml");
+  REQUIRE(w.phases.size() == 2);
+  CHECK(w.phases[0].bytes.value == 25U << 20);
+  CHECK(w.phases[0].calls == 76);
+  CHECK(w.phases[0].overlap == 1.0);
+  CHECK(w.phases[1].bytes.value == 7705600);
+  CHECK(w.phases[1].calls == 1);
+  CHECK(w.phases[1].overlap == 0.0);
+  // An exact multiple: the last full bucket is the one not overlapped.
+  const auto x = collsim::io::data_parallel_phases(4096, 4, collsim::core::Bytes{4096}, 0.7,
+                                                   WorkloadGroup::world, {});
+  REQUIRE(x.size() == 2);
+  CHECK(x[0].calls == 3);
+  CHECK(x[0].overlap == 0.7);
+  CHECK(x[1].bytes.value == 4096);
+  // One bucket or less: only the last.
+  const auto one = collsim::io::data_parallel_phases(10, 4, collsim::core::Bytes{4096}, 1.0,
+                                                     WorkloadGroup::world, {});
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].bytes.value == 40);
+  CHECK(one[0].overlap == 0.0);
+}
+
+TEST_CASE("nccl-tests' data type names and the usual aliases have their sizes", "[io][workload]") {
+  CHECK(collsim::io::dtype_bytes("bfloat16") == 2);
+  CHECK(collsim::io::dtype_bytes("bf16") == 2);
+  CHECK(collsim::io::dtype_bytes("float") == 4);
+  CHECK(collsim::io::dtype_bytes("double") == 8);
+  CHECK(collsim::io::dtype_bytes("fp8_e4m3") == 1);
+  CHECK(collsim::io::dtype_bytes("complex") == 0);
+}
+
+TEST_CASE("a bad workload gets one error with its file:line:column and YAML path",
+          "[io][workload][errors]") {
+  const std::string head = "name: w\nphases:\n";
+  CHECK(error_of(head + "  - {collective: allreduce, bytes: 1 MiB, grup: node}\n") ==
+        "w.yaml:3:43: error: phases[0].grup: unknown key 'grup' (did you mean 'group'?); valid "
+        "keys are: name, collective, bytes, count, dtype, calls, group, ranks, overlap");
+  CHECK(error_of(head + "  - {collective: allreduce, bytes: 1 MiB, group: rack}\n") ==
+        "w.yaml:3:50: error: phases[0].group: unknown group 'rack'; valid values are: world, "
+        "node, across_nodes, pair");
+  CHECK(error_of(head + "  - {collective: allreduce}\n") ==
+        "w.yaml:3:5: error: phases[0]: missing the size: give bytes, or count and dtype");
+  CHECK(error_of(head + "  - {collective: allreduce, bytes: 8, count: 2, dtype: float}\n") ==
+        "w.yaml:3:5: error: phases[0]: give bytes, or count and dtype, not both");
+  CHECK(error_of(head + "  - {collective: allreduce, count: 2, dtype: float128}\n") ==
+        "w.yaml:3:46: error: phases[0].dtype: unknown data type 'float128'; valid values are: "
+        "int8, uint8, int32, uint32, int64, uint64, half, float, double, bfloat16, fp8_e4m3, "
+        "fp8_e5m2, fp32, fp16, bf16, fp64, fp8");
+  CHECK(error_of(head + "  - {collective: allreduce, bytes: 1 MiB, overlap: 2}\n") ==
+        "w.yaml:3:52: error: phases[0].overlap: expected a share from 0 to 1, got '2'");
+  CHECK(error_of(head + "  - {collective: allreduce, bytes: 1 MiB, calls: 1.5}\n") ==
+        "w.yaml:3:50: error: phases[0].calls: expected a whole number from 1 to 16777216, got "
+        "'1.5'");
+  CHECK(error_of(head + "  - {collective: allreduse, bytes: 1 MiB}\n") ==
+        "w.yaml:3:18: error: phases[0].collective: unknown collective 'allreduse' (did you mean "
+        "'allreduce'?); valid values are: allreduce, reduce, bcast, allgather, reduce_scatter, "
+        "alltoall, gather, scatter, barrier");
+  CHECK(error_of(head + "  - {generator: pipeline, parameters: 10}\n") ==
+        "w.yaml:3:17: error: phases[0].generator: unknown generator 'pipeline'; valid values are: "
+        "data_parallel, transformer_3d");
+  CHECK(error_of("name: w\nphases: []\n") ==
+        "w.yaml:2:9: error: phases: expected a list of phases (at least one)");
+  CHECK(error_of("name: w\ncompute: soon\nphases: [{collective: bcast, bytes: 8}]\n") ==
+        "w.yaml:2:10: error: compute: expected a duration like '120 ms' or '1.5 us', got 'soon'");
+  CHECK(error_of("phases: [{collective: bcast, bytes: 8}]\n") ==
+        "w.yaml:1:1: error: missing required key 'name'");
+  CHECK(error_of("name: w\nphases: [{collective: bcast, bytes: 8}\n")
+            .starts_with("w.yaml:3:1: error: invalid YAML: "));
+  CHECK(error_of("- 1\n") ==
+        "w.yaml:1:1: error: expected a workload (a map with keys name, description, compute, "
+        "phases)");
+}
+
+TEST_CASE("the transformer_3d generator makes Megatron-LM's TP, PP and DP calls",
+          "[io][workload]") {
+  // GPT-3 175B on 8 x 16 x 8: 96 / 16 = 6 layers a stage, 192 micro-batches.
+  const auto w = parse_workload("name: g\nphases:\n  - {generator: transformer_3d, layers: 96, "
+                                "hidden: 12288, sequence: 2048, micro_batches: 192, tensor: 8, "
+                                "pipeline: 16, data: 8, parameters: 174615822336}\n",
+                                "g.yaml");
+  REQUIRE(w.phases.size() == 3);
+  const auto& tp = w.phases[0];
+  CHECK(tp.collective == collsim::core::CollectiveKind::allreduce);
+  CHECK(tp.bytes.value == 2048ULL * 12288 * 2); // b s h x bf16
+  CHECK(tp.calls == 4 * 6 * 192);
+  CHECK(tp.group == WorkloadGroup::node);
+  CHECK(tp.ranks == 8);
+  const auto& pp = w.phases[1];
+  CHECK(pp.collective == collsim::core::CollectiveKind::bcast);
+  CHECK(pp.bytes.value == 2048ULL * 12288 * 2 / 8); // scatter/gather over the 8 TP ranks
+  CHECK(pp.calls == 2 * 192);
+  CHECK(pp.group == WorkloadGroup::pair);
+  CHECK(pp.ranks == 2);
+  const auto& dp = w.phases[2];
+  CHECK(dp.bytes.value == 174615822336ULL / 128 * 2); // P / (t p) x bf16
+  CHECK(dp.calls == 1);
+  CHECK(dp.group == WorkloadGroup::across_nodes);
+  CHECK(dp.ranks == 8);
+  CHECK(dp.overlap == 0.0);
+  // Degrees of 1 make no phase.
+  const auto tp_only = parse_workload("name: t\nphases:\n  - {generator: transformer_3d, layers: "
+                                      "2, hidden: 64, sequence: 8, micro_batches: 1, tensor: 4, "
+                                      "parameters: 1000}\n",
+                                      "t.yaml");
+  REQUIRE(tp_only.phases.size() == 1);
+  CHECK(tp_only.phases[0].name == "TP allreduce");
+  CHECK(error_of("name: w\nphases:\n  - {generator: transformer_3d, layers: 96, hidden: 64, "
+                 "sequence: 8, micro_batches: 1, pipeline: 7, parameters: 10}\n") ==
+        "w.yaml:3:98: error: phases[0].pipeline: 7 pipeline stages do not divide 96 layers");
+}
