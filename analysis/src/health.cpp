@@ -17,9 +17,17 @@ constexpr std::size_t kMinAccuracyRows = 3;
 } // namespace
 
 std::string accuracy_yaml(const ValidationSummary& summary, const std::string& measured_on) {
+  // measured_on names files: double-quoted, so that a ': ' or ' #' in a name stays text.
+  std::string quoted;
+  for (const char c : measured_on) {
+    if (c == '"' || c == '\\') {
+      quoted += '\\';
+    }
+    quoted += c;
+  }
   std::string out = fmt::format("accuracy:   # |error| of this scenario's predictions (collsim "
-                                "check's band)\n  measured_on: {}\n",
-                                measured_on);
+                                "check's band)\n  measured_on: \"{}\"\n",
+                                quoted);
   const auto range = [&](const char* key, const ErrorStats& e) {
     if (e.points < kMinAccuracyRows) {
       return;
