@@ -2,10 +2,13 @@
 
 #include "collsim/analysis/workload.hpp"
 
+#include "parallel.hpp"
+
 #include "collsim/analysis/what_if.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <algorithm>
+#include <exception>
 #include <fmt/format.h>
 
 namespace collsim::analysis {
@@ -65,34 +68,64 @@ std::pair<core::Scenario, std::uint32_t> communicator(const core::Scenario& scen
   return {apply_what_if(scenario, change), size};
 }
 
+namespace {
+
+/// One phase's call on its communicator (single-threaded: the phases run in parallel).
+PhaseTiming time_phase(const core::Scenario& scenario, const core::WorkloadPhase& phase,
+                       const WorkloadJob& job, const algorithms::Registry& registry,
+                       ValidateOptions options) {
+  std::pair<core::Scenario, std::uint32_t> placed;
+  try {
+    placed = communicator(scenario, job, phase.group, phase.ranks);
+  } catch (const core::UsageError& e) {
+    throw core::UsageError(
+        fmt::format("{}: phase '{}': {}", core::to_string(phase.pos), phase.name, e.what()));
+  }
+  const auto& [s, ranks] = placed;
+  ExpectRequest req;
+  req.collective = phase.collective;
+  req.ranks = ranks;
+  req.sizes = {phase.bytes};
+  req.library = default_library(s, ranks);
+  options.threads = 1;
+  const ExpectResult r = expect(s, req, registry, options);
+  if (r.rows.empty()) {
+    throw core::UsageError(fmt::format("{}: phase '{}': {} on {} ranks of scenario '{}': {}",
+                                       core::to_string(phase.pos), phase.name,
+                                       core::to_string(phase.collective), ranks, scenario.name,
+                                       r.skipped.empty() ? "no prediction" : r.skipped.front()));
+  }
+  const ValidationRow& row = r.rows.front().row;
+  return {phase,
+          ranks,
+          row.algorithm,
+          row.params,
+          row.chosen_by,
+          row.predicted,
+          core::Seconds{row.predicted.value * phase.calls}};
+}
+
+} // namespace
+
 WorkloadTiming run_workload(const core::Scenario& scenario, const core::Workload& workload,
                             const WorkloadJob& job, const algorithms::Registry& registry,
                             const ValidateOptions& options) {
-  std::vector<PhaseTiming> phases;
-  for (const core::WorkloadPhase& phase : workload.phases) {
-    std::pair<core::Scenario, std::uint32_t> placed;
+  const std::size_t n = workload.phases.size();
+  std::vector<PhaseTiming> phases(n);
+  std::vector<std::exception_ptr> failed(n);
+  // The phases are independent predictions: one per worker thread. The first failing phase in
+  // the file is the one reported, whichever thread met it first.
+  detail::parallel_for(n, options.threads, [&](std::size_t i) {
     try {
-      placed = communicator(scenario, job, phase.group, phase.ranks);
-    } catch (const core::UsageError& e) {
-      throw core::UsageError(
-          fmt::format("{}: phase '{}': {}", core::to_string(phase.pos), phase.name, e.what()));
+      phases[i] = time_phase(scenario, workload.phases[i], job, registry, options);
+    } catch (...) {
+      failed[i] = std::current_exception();
     }
-    const auto& [s, ranks] = placed;
-    ExpectRequest req;
-    req.collective = phase.collective;
-    req.ranks = ranks;
-    req.sizes = {phase.bytes};
-    req.library = default_library(s, ranks);
-    const ExpectResult r = expect(s, req, registry, options);
-    if (r.rows.empty()) {
-      throw core::UsageError(fmt::format("{}: phase '{}': {} on {} ranks of scenario '{}': {}",
-                                         core::to_string(phase.pos), phase.name,
-                                         core::to_string(phase.collective), ranks, scenario.name,
-                                         r.skipped.empty() ? "no prediction" : r.skipped.front()));
+  });
+  for (const std::exception_ptr& e : failed) {
+    if (e) {
+      std::rethrow_exception(e);
     }
-    const ValidationRow& row = r.rows.front().row;
-    phases.push_back({phase, ranks, row.algorithm, row.params, row.chosen_by, row.predicted,
-                      core::Seconds{row.predicted.value * phase.calls}});
   }
   return step_time(std::move(phases), workload.compute);
 }
