@@ -286,3 +286,33 @@ TEST_CASE("every preset's accuracy section is what validate --format accuracy me
   }
   CHECK(checked == 8);
 }
+
+TEST_CASE("collsim check on garbage and truncated logs: one positioned error, or the complete rows "
+          "with a warning",
+          "[cli][check][errors]") {
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
+  const std::string garbage = dir + "check-garbage.txt";
+  std::ofstream(garbage, std::ios::binary) << std::string("hello\0\1garbage\n", 14);
+  const auto g = run_collsim("check " + garbage + " --scenario dgx-a100-calibrated");
+  std::remove(garbage.c_str());
+  CHECK(g.code == 2);
+  CHECK(g.err == garbage + ":1:6: error: binary data (byte 0x00); expected the text output of "
+                           "nccl-tests, OSU micro-benchmarks or IMB-MPI1\n");
+  // The A100 log cut in its third row: the two complete rows are judged, the cut one is not.
+  const std::string truncated = dir + "check-truncated.txt";
+  {
+    std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/" + kA100);
+    std::ofstream out(truncated);
+    std::string line;
+    for (int i = 0; i < 27 && std::getline(in, line); ++i) {
+      out << line << "\n";
+    }
+    out << "          32             8     float     sum      -1    35.";
+  }
+  const auto t = run_collsim("check " + truncated + " --scenario dgx-a100-calibrated");
+  std::remove(truncated.c_str());
+  CHECK(t.code == 0);
+  CHECK(t.out.find("# 2 rows: 2 ok, 0 slow, 0 fast, 0 unjudged: healthy") != std::string::npos);
+  CHECK(t.err.find("check-truncated.txt:28: warning: skipped a truncated row") !=
+        std::string::npos);
+}
