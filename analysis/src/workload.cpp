@@ -28,6 +28,12 @@ WorkloadTiming step_time(std::vector<PhaseTiming> phases, core::Seconds compute)
   return t;
 }
 
+std::uint32_t ranks_per_node(const core::Scenario& scenario) {
+  const WhatIfShape shape = what_if_shape(scenario);
+  return shape.ranks_per_node && *shape.ranks_per_node > 0 ? *shape.ranks_per_node
+                                                           : shape.max_ranks_per_node;
+}
+
 Library default_library(const core::Scenario& scenario, std::uint32_t ranks) {
   const core::Topology topo = topologies::build(scenario.topology, ranks);
   return topo.devices()[topo.device_of(0)].kind == core::DeviceKind::gpu ? Library::nccl

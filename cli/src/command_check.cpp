@@ -7,10 +7,10 @@
 #include "validate_support.hpp"
 
 #include "collsim/analysis/health.hpp"
+#include "collsim/analysis/workload.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/io/percent.hpp"
 #include "collsim/io/scenario_loader.hpp"
-#include "collsim/topologies/build.hpp"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -273,9 +273,7 @@ void add_expect(CLI::App& app) {
     core::Scenario scenario = io::load_scenario(a->scenario);
     apply_stack_options(a->out.stack, scenario);
     if (a->library.empty()) {
-      const core::Topology topo = topologies::build(scenario.topology, req.ranks);
-      const bool gpu = topo.devices()[topo.device_of(0)].kind == core::DeviceKind::gpu;
-      req.library = gpu ? analysis::Library::nccl : analysis::Library::mpi;
+      req.library = analysis::default_library(scenario, req.ranks);
     } else if (a->library == "nccl" || a->library == "mpi") {
       req.library = a->library == "nccl" ? analysis::Library::nccl : analysis::Library::mpi;
     } else {

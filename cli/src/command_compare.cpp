@@ -260,13 +260,10 @@ void add_compare(CLI::App& app) {
       const core::Workload& w = workloads.at(m.workload.empty() ? a->workload : m.workload);
       core::Scenario s = io::load_scenario(m.scenario);
       apply_stack_options(a->out.stack, s);
-      const analysis::WhatIfShape shape = analysis::what_if_shape(s);
       analysis::WorkloadJob job;
       job.nodes = m.nodes;
-      job.ranks_per_node = shape.ranks_per_node && *shape.ranks_per_node > 0
-                               ? *shape.ranks_per_node
-                               : shape.max_ranks_per_node;
-      if (!shape.nodes || job.ranks_per_node == 0) {
+      job.ranks_per_node = analysis::ranks_per_node(s);
+      if (!analysis::what_if_shape(s).nodes || job.ranks_per_node == 0) {
         throw core::UsageError(fmt::format(
             "--scenarios: '{}' has a {} topology without nodes: compare runs machines of nodes "
             "(cluster or system topologies)",

@@ -144,13 +144,9 @@ void add_workload(CLI::App& app) {
                                          "no nodes (give the rank count as --ranks-per-node)",
                                          job.nodes, scenario.name, scenario.topology.kind));
     }
-    if (!a->ranks_per_node.empty()) {
-      job.ranks_per_node = one(a->ranks_per_node, "--ranks-per-node");
-    } else if (shape.ranks_per_node && *shape.ranks_per_node > 0) {
-      job.ranks_per_node = *shape.ranks_per_node;
-    } else if (shape.max_ranks_per_node > 0) {
-      job.ranks_per_node = shape.max_ranks_per_node;
-    } else {
+    job.ranks_per_node = a->ranks_per_node.empty() ? analysis::ranks_per_node(scenario)
+                                                   : one(a->ranks_per_node, "--ranks-per-node");
+    if (job.ranks_per_node == 0) {
       throw core::UsageError(fmt::format(
           "scenario '{}' does not say how many ranks a node holds: give --ranks-per-node",
           scenario.name));

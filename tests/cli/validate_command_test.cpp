@@ -148,7 +148,8 @@ TEST_CASE(
   // check's band; docs/health-check.md).
   CHECK(written.str().find("accuracy:   # |error| of this scenario's predictions (collsim "
                            "check's band)\n  measured_on: \"25 rows of the calibration logs (13 "
-                           "fitted, 12 held out)\"\n  below_1MiB: {rows: 17, ") != std::string::npos);
+                           "fitted, 12 held out)\"\n  below_1MiB: {rows: 17, ") !=
+        std::string::npos);
   CHECK(written.str().find("\n  from_1MiB: {rows: 8, ") != std::string::npos);
   // 25 rows: 13 fitted (1st, 3rd, ...), 12 held out.
   CHECK(o.out.find(", 13 points,") != std::string::npos);

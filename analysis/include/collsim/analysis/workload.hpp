@@ -44,6 +44,10 @@ struct WorkloadTiming {
 /// overlappable: max(compute, communication).
 WorkloadTiming step_time(std::vector<PhaseTiming> phases, core::Seconds compute);
 
+/// The ranks a node of the scenario holds: its placement's ranks_per_node, else every GPU or core
+/// of a node; 0 where neither says (a uniform or cluster topology without a count).
+std::uint32_t ranks_per_node(const core::Scenario& scenario);
+
 /// NCCL for GPU ranks, MPI for CPU ranks: whose choice runs a call on `ranks` ranks of the
 /// scenario when no stack is named.
 Library default_library(const core::Scenario& scenario, std::uint32_t ranks);
