@@ -33,6 +33,9 @@ packages=(
   # it installs as mpicc.mpich / mpiexec.mpich with a lower alternatives priority (40 against Open
   # MPI's 50), so mpicc and mpirun stay Open MPI's.
   mpich libmpich-dev
+  # hwloc for `collsim topology import --lstopo` (reads lstopo XML with hwloc's own library) and
+  # `collsim-probe --describe`; hwloc-nox gives lstopo-no-graphics for a node's own XML.
+  libhwloc-dev hwloc-nox
   # Qt6 Charts for collsim-gui and `collsim plot` (drawn on Qt's offscreen platform without a
   # display); Xvfb for the GUI's real-window test; a font for chart text.
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev xvfb xauth fonts-dejavu-core

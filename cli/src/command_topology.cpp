@@ -467,6 +467,8 @@ void add_topology(CLI::App& app) {
     std::string format;
     std::string output;
   };
+  add_topology_import(*cmd);
+
   auto e = std::make_shared<ExportArgs>();
   auto* exp = cmd->add_subcommand(
       "export", "Write every device (id, name, kind, node, ranks) and every directed link (kind, "

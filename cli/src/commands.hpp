@@ -12,6 +12,8 @@ void add_stacks(CLI::App& app);
 void add_schedule(CLI::App& app);
 void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);
+/// `collsim topology import` (command_topology_import.cpp), under `topology`.
+void add_topology_import(CLI::App& topology);
 void add_ingest(CLI::App& app);
 void add_validate(CLI::App& app);
 void add_explain(CLI::App& app);

@@ -1,0 +1,126 @@
+// `collsim topology import` as users run it on real published inputs
+// (tests/data/topology/PROVENANCE.md): the scenario it writes (reviewed golden files under
+// tests/data/topology/imported/), the link structure that scenario builds against the preset of the
+// same machine (`collsim topology show`), and bad input.
+
+#include "cli_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using collsim::testing::Output;
+using collsim::testing::run_collsim;
+using collsim::testing::run_json;
+using collsim::testing::TempScenario;
+
+const std::string kData = "tests/data/topology/";
+
+std::string text_of(const std::string& path) {
+  std::ifstream in(std::string(COLLSIM_SOURCE_DIR) + "/" + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// Device counts and directed link counts per kind of `topology show --format json`.
+nlohmann::json structure(const nlohmann::json& show) {
+  nlohmann::json s;
+  s["devices"] = show["devices"];
+  for (const auto& [kind, l] : show["links"].items()) {
+    s["links"][kind] = {l["directed"], l["duplex_pairs"]};
+  }
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("topology import: a DGX-1 from nvidia-smi topo -m builds the dgx1-v100 preset's node",
+          "[cli][topology][import]") {
+  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build/dgx1-imported.yaml";
+  const Output o = run_collsim("topology import --nvidia-smi-topo " + kData +
+                               "dgx1-v100-4xmlx5.nvidia-smi-topo.txt -o " + out);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.find("8 x GPU, 4 NICs") != std::string::npos);
+  const auto imported = run_json("topology show " + out + " --format json");
+  std::remove(out.c_str());
+  const TempScenario preset("dgx1_one_node",
+                            "base: dgx1-v100\ntopology:\n  kind: system\n  nodes: 1\n");
+  const auto reference = run_json("topology show " + preset.path + " --ranks 8 --format json");
+  CHECK(structure(imported) == structure(reference));
+  // The same 16 NVLink pairs of 1 or 2 links at 25 GB/s: the same NVLink bandwidth in all.
+  CHECK(imported["links"]["nvlink"]["total_bandwidth_Bps"] ==
+        reference["links"]["nvlink"]["total_bandwidth_Bps"]);
+  CHECK(imported["devices"]["gpu"] == 8);
+  CHECK(imported["devices"]["pcie_switch"] == 4);
+  CHECK(imported["devices"]["nic"] == 4);
+}
+
+TEST_CASE("topology import: real lstopo XML of GPU and CPU nodes give the reviewed scenarios",
+          "[cli][topology][import]") {
+  // name of the input, golden file
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"dgx2.hwloc-test.lstopo.xml", "dgx2.yaml"},
+      {"aws-g4dn-metal-8xT4.lstopo.xml", "aws-g4dn-metal.yaml"},
+      {"llnl-quartz-2s-cpu-hfi1.lstopo.xml", "llnl-quartz.yaml"},
+  };
+  for (const auto& [input, golden] : cases) {
+    INFO(input);
+    const Output o = run_collsim("topology import --lstopo " + kData + input + " --name " +
+                                 golden.substr(0, golden.size() - 5));
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    CHECK(o.out == text_of(kData + "imported/" + golden));
+    // The scenario runs: topology show builds it.
+    const TempScenario s(golden.substr(0, golden.size() - 5) + "_check",
+                         o.out.substr(o.out.find('\n', o.out.find("name:")) + 1));
+    const Output show = run_collsim("topology show " + s.path);
+    INFO(show.err);
+    CHECK(show.code == 0);
+  }
+}
+
+TEST_CASE("topology import: several nodes on a network", "[cli][topology][import]") {
+  const Output o =
+      run_collsim("topology import --lstopo " + kData +
+                  "llnl-quartz-2s-cpu-hfi1.lstopo.xml --nodes 4 --network fat_tree --name quartz4");
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("  nodes: 4\n") != std::string::npos);
+  CHECK(o.out.find("  network:\n    kind: fat_tree") != std::string::npos);
+  CHECK(o.out.find("    ranks: [36, 144]\n") != std::string::npos);
+}
+
+TEST_CASE("topology import: bad input is one positioned error and exit 2",
+          "[cli][topology][import][errors]") {
+  const Output none = run_collsim("topology import");
+  CHECK(none.code == 2);
+  CHECK(none.err.find("give --lstopo") != std::string::npos);
+
+  const TempScenario garbage("not_a_topology", "");
+  const Output bad = run_collsim("topology import --lstopo " + garbage.path);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("not_a_topology.yaml:1:1: error: not hwloc XML: no <topology> element") !=
+        std::string::npos);
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+
+  const Output mismatch = run_collsim("topology import --lstopo " + kData +
+                                      "llnl-pascal-2xP100-PCIe.lstopo.xml --nvidia-smi-topo " +
+                                      kData + "dgx1-v100-4xmlx5.nvidia-smi-topo.txt");
+  CHECK(mismatch.code == 2);
+  CHECK(mismatch.err.find("dgx1-v100-4xmlx5.nvidia-smi-topo.txt lists 8 GPUs, the lstopo XML 2: "
+                          "are both from the same machine?") != std::string::npos);
+
+  const Output network = run_collsim("topology import --lstopo " + kData +
+                                     "llnl-quartz-2s-cpu-hfi1.lstopo.xml --network fat-tree");
+  CHECK(network.code == 2);
+  CHECK(network.err.find("unknown network kind 'fat-tree' (did you mean 'fat_tree'?)") !=
+        std::string::npos);
+}

@@ -1,0 +1,114 @@
+// Bad inputs to the node readers: garbage and truncated files get one error at their position
+// (file:line:column), never a partial node.
+
+#include "collsim/core/errors.hpp"
+#include "collsim/describe/node.hpp"
+#include "describe_test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+using namespace collsim;
+
+std::string data(const std::string& name) {
+  return testing::topology_data(name);
+}
+using testing::text_of;
+
+/// The first `lines` lines of `text`.
+std::string head(const std::string& text, int lines) {
+  std::size_t pos = 0;
+  for (int i = 0; i < lines && pos != std::string::npos; ++i) {
+    pos = text.find('\n', pos + 1);
+  }
+  return text.substr(0, pos == std::string::npos ? text.size() : pos + 1);
+}
+
+struct TempFile {
+  std::string path;
+  TempFile(const std::string& name, const std::string& body)
+      : path(std::string(COLLSIM_SOURCE_DIR) + "/build/" + name) {
+    std::ofstream(path) << body;
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+std::string xml_error(const std::string& body) {
+  const TempFile f("bad_node.xml", body);
+  try {
+    (void)describe::read_lstopo_xml(f.path);
+  } catch (const core::LogParseError& e) {
+    std::string msg = e.what();
+    return msg.substr(msg.find("bad_node.xml"));
+  }
+  return "no error";
+}
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const core::LogParseError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("lstopo XML: garbage, truncated and empty files", "[describe][errors]") {
+  CHECK(xml_error("this is not XML\n") == "bad_node.xml:1:1: error: not hwloc XML: no <topology> "
+                                          "element (write it with lstopo --of xml)");
+  CHECK(xml_error("") ==
+        "bad_node.xml:1:1: error: the file is empty; expected hwloc XML (lstopo --of xml)");
+  // The DGX-2 XML cut after its 40th line.
+  const std::string cut = head(text_of(data("dgx2.hwloc-test.lstopo.xml")), 40);
+  CHECK(xml_error(cut) == "bad_node.xml:41:1: error: the XML ends before </topology> (a truncated "
+                          "lstopo --of xml output?)");
+  CHECK(error_of([] { (void)describe::read_lstopo_xml("no/such/node.xml"); }) ==
+        "no/such/node.xml: error: cannot open the file");
+}
+
+TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][errors]") {
+  const std::string real = text_of(data("dgx1-v100-4xmlx5.nvidia-smi-topo.txt"));
+  CHECK(
+      error_of([] { (void)describe::parse_nvidia_smi_topo("hello\nworld\n", "t.txt"); }) ==
+      "t.txt:1:1: error: no header line starting with GPU0: not the output of nvidia-smi topo -m");
+  // Cut after the row of GPU3: GPU4's row is missing.
+  CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(head(real, 5), "t.txt"); }) ==
+        "t.txt:6:1: error: no row for GPU4 (a truncated nvidia-smi topo -m output?)");
+  std::string bad = real;
+  bad.replace(bad.find("NV2"), 3, "NVX");
+  CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(bad, "t.txt"); }) ==
+        "t.txt:2:33: error: 'NVX' is not a connection of nvidia-smi topo -m (X, NV#, PIX, PXB, "
+        "PHB, NODE, SYS)");
+  std::string short_row = real;
+  const std::size_t row = short_row.find("GPU2    NV1");
+  short_row.erase(short_row.find('\n', row) - 30, 30);
+  CHECK(error_of([&] {
+          (void)describe::parse_nvidia_smi_topo(short_row, "t.txt");
+        }).find("t.txt:4:") == 0);
+}
+
+TEST_CASE("ibstat: garbage, truncated and a bad rate", "[describe][errors]") {
+  CHECK(error_of([] { (void)describe::parse_ibstat("garbage\n", "i.txt"); }) ==
+        "i.txt:1:1: error: expected a line CA 'name': not the output of ibstat");
+  CHECK(error_of([] { (void)describe::parse_ibstat("\n\n", "i.txt"); }) ==
+        "i.txt:3:1: error: no CA 'name' line: not the output of ibstat");
+  CHECK(error_of([] {
+          (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 1:\n\t\tState: Active\n", "i.txt");
+        }) == "i.txt:4:1: error: port 1 of mlx5_0 has no Rate line (a truncated ibstat output?)");
+  CHECK(error_of([] {
+          (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 1:\n\t\tRate: fast\n", "i.txt");
+        }) == "i.txt:3:9: error: Rate 'fast' is not a rate in Gb/s");
+  CHECK(error_of([] {
+          (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 1:\n\t\t%%%\n", "i.txt");
+        }) == "i.txt:3:3: error: expected 'key: value' (ibstat output)");
+}
