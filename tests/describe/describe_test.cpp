@@ -166,7 +166,7 @@ TEST_CASE("hwloc XML of 2-socket CPU nodes", "[describe]") {
   }
 }
 
-TEST_CASE("ibstat gives NIC rates and link layers; NICs without an active port leave the model",
+TEST_CASE("ibstat gives NIC rates and link layers, and NICs without an active port leave the model",
           "[describe]") {
   // ibstat's output format (infiniband-diags, ibstat(8)); no complete published example with
   // Rate and Link layer was found to keep as test data.
