@@ -36,6 +36,8 @@ packages=(
   # hwloc for `collsim topology import --lstopo` (reads lstopo XML with hwloc's own library) and
   # `collsim-probe --describe`; hwloc-nox gives lstopo-no-graphics for a node's own XML.
   libhwloc-dev hwloc-nox
+  # zlib for gzip-compressed PyTorch profiler traces (`collsim workload import --kineto`).
+  zlib1g-dev
   # Qt6 Charts for collsim-gui and `collsim plot` (drawn on Qt's offscreen platform without a
   # display); Xvfb for the GUI's real-window test; a font for chart text.
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev xvfb xauth fonts-dejavu-core

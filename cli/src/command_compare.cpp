@@ -6,6 +6,7 @@
 
 #include "collsim/analysis/what_if.hpp"
 #include "collsim/analysis/workload.hpp"
+#include "collsim/io/compare_loader.hpp"
 #include "collsim/io/csv_field.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/workload_loader.hpp"
@@ -205,6 +206,7 @@ std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std:
 void add_compare(CLI::App& app) {
   struct Args {
     std::string workload;
+    std::string file;
     std::vector<std::string> scenarios;
     std::string nodes;
     std::vector<std::string> prices;
@@ -217,20 +219,28 @@ void add_compare(CLI::App& app) {
                  "communication, and the time and cost of many steps");
   cmd->add_option("--workload", a->workload,
                   "Workload file (docs/workload-format.md) for the machines that name none");
-  cmd->add_option("--scenarios", a->scenarios,
-                  "Machines: SCENARIO, SCENARIO:NODES or SCENARIO:NODES:WORKLOAD, comma-separated "
-                  "(a scenario may appear with several node counts)")
-      ->required()
-      ->delimiter(',');
+  auto* scen =
+      cmd->add_option(
+             "--scenarios", a->scenarios,
+             "Machines: SCENARIO, SCENARIO:NODES or SCENARIO:NODES:WORKLOAD, comma-separated "
+             "(a scenario may appear with several node counts)")
+          ->delimiter(',');
+  auto* file = cmd->add_option(
+      "--file", a->file,
+      "A compare file: the workload and the machines, each a scenario or a variant of one "
+      "(docs/workload-format.md, \"Variants\")");
+  scen->excludes(file);
+  file->excludes(scen);
   cmd->add_option("--nodes", a->nodes, "Nodes of a machine that names none (default 1)");
   cmd->add_option("--price", a->prices,
                   "SCENARIO=PRICE: the price of one node-hour of that scenario (repeatable)")
       ->delimiter(',');
-  cmd->add_option("--steps", a->steps, "Steps to price (a training run, a simulation campaign)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  auto* steps_option = cmd->add_option("--steps", a->steps,
+                                       "Steps to price (a training run, a simulation campaign)");
+  steps_option->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   add_print_options(*cmd, a->out, "table, csv or json");
-  cmd->callback([a] {
+  cmd->callback([a, steps_option] {
+    const bool steps_given = steps_option->count() > 0;
     (void)parse_format(a->out.format);
     std::uint32_t nodes = 1;
     if (!a->nodes.empty()) {
@@ -240,15 +250,49 @@ void add_compare(CLI::App& app) {
       }
       nodes = v.front();
     }
-    const std::vector<Machine> machines = parse_machines(a->scenarios, nodes);
+    if (a->file.empty() && a->scenarios.empty()) {
+      throw core::UsageError("compare: give --scenarios or --file");
+    }
+    std::vector<Machine> machines;
+    std::vector<core::Scenario> scenarios; // --file: each machine's scenario or variant
+    std::vector<std::optional<double>> file_prices;
+    std::uint64_t steps = a->steps;
+    std::string workload = a->workload;
+    if (!a->file.empty()) {
+      const io::CompareSpec spec = io::load_compare(a->file);
+      if (workload.empty()) {
+        workload = spec.workload;
+      }
+      if (steps_given) {
+        steps = a->steps;
+      } else {
+        steps = spec.steps;
+      }
+      for (const io::CompareMachine& cm : spec.machines) {
+        Machine m;
+        m.scenario = cm.scenario.name;
+        m.nodes = cm.nodes != 0 ? cm.nodes : (a->nodes.empty() ? spec.nodes : nodes);
+        m.workload = cm.workload;
+        m.label = cm.label;
+        machines.push_back(m);
+        scenarios.push_back(cm.scenario);
+        file_prices.push_back(cm.price);
+      }
+    } else {
+      machines = parse_machines(a->scenarios, nodes);
+    }
     const std::map<std::string, double> prices = parse_prices(a->prices, machines);
     std::map<std::string, core::Workload> workloads;
     for (const Machine& m : machines) {
-      const std::string& path = m.workload.empty() ? a->workload : m.workload;
+      const std::string& path = m.workload.empty() ? workload : m.workload;
       if (path.empty()) {
-        throw core::UsageError(fmt::format(
-            "--scenarios: '{}' names no workload: give --workload or SCENARIO:NODES:WORKLOAD",
-            m.scenario));
+        throw core::UsageError(a->file.empty()
+                                   ? fmt::format("--scenarios: '{}' names no workload: give "
+                                                 "--workload or SCENARIO:NODES:WORKLOAD",
+                                                 m.scenario)
+                                   : fmt::format("{}: variant '{}' names no workload: give the "
+                                                 "file a 'workload:' or --workload",
+                                                 a->file, m.label));
       }
       if (!workloads.contains(path)) {
         workloads.emplace(path, io::load_workload(path));
@@ -256,9 +300,10 @@ void add_compare(CLI::App& app) {
     }
     const algorithms::Registry registry = algorithms::make_default_registry();
     std::vector<Row> rows;
-    for (Machine m : machines) {
-      const core::Workload& w = workloads.at(m.workload.empty() ? a->workload : m.workload);
-      core::Scenario s = io::load_scenario(m.scenario);
+    for (std::size_t i = 0; i < machines.size(); ++i) {
+      Machine m = machines[i];
+      const core::Workload& w = workloads.at(m.workload.empty() ? workload : m.workload);
+      core::Scenario s = scenarios.empty() ? io::load_scenario(m.scenario) : scenarios[i];
       apply_stack_options(a->out.stack, s);
       analysis::WorkloadJob job;
       job.nodes = m.nodes;
@@ -269,7 +314,7 @@ void add_compare(CLI::App& app) {
             "(cluster or system topologies)",
             m.scenario, s.topology.kind));
       }
-      m.label = fmt::format("{} x {}", s.name, m.nodes);
+      m.label = fmt::format("{} x {}", m.label.empty() ? s.name : m.label, m.nodes);
       if (!m.workload.empty()) {
         m.label += fmt::format(" ({})", w.name);
       }
@@ -279,10 +324,12 @@ void add_compare(CLI::App& app) {
       Row r{m, s, w.name, job, analysis::run_workload(s, w, job, registry, opt), std::nullopt};
       if (const auto it = prices.find(m.scenario); it != prices.end()) {
         r.price = it->second;
+      } else if (!file_prices.empty() && file_prices[i]) {
+        r.price = file_prices[i];
       }
       rows.push_back(std::move(r));
     }
-    emit(report(rows, a->steps, a->out.format), a->out.output);
+    emit(report(rows, steps, a->out.format), a->out.output);
   });
 }
 

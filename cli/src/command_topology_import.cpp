@@ -39,6 +39,7 @@ void add_topology_import(CLI::App& topology) {
     std::string lstopo;
     std::string nvidia_smi;
     std::string ibstat;
+    bool this_machine = false;
     std::uint32_t nodes = 1;
     std::string network = "switch";
     std::string name;
@@ -53,6 +54,9 @@ void add_topology_import(CLI::App& topology) {
   cmd->add_option("--nvidia-smi-topo", a->nvidia_smi,
                   "nvidia-smi topo -m output (NVLink counts, GPU and NIC paths)");
   cmd->add_option("--ibstat", a->ibstat, "ibstat output (NIC rates and link layers)");
+  cmd->add_flag("--this-machine", a->this_machine,
+                "Describe the machine collsim runs on (hwloc, and nvidia-smi topo -m and ibstat "
+                "where they run)");
   cmd->add_option("--nodes", a->nodes, "Nodes of this kind in the system")
       ->check(CLI::Range(1U, 16777216U))
       ->capture_default_str();
@@ -68,12 +72,24 @@ void add_topology_import(CLI::App& topology) {
       throw core::UnknownNameError("network kind", a->network,
                                    {kNetworks.begin(), kNetworks.end()});
     }
-    if (a->lstopo.empty() && a->nvidia_smi.empty()) {
+    if (a->this_machine && (!a->lstopo.empty() || !a->nvidia_smi.empty() || !a->ibstat.empty())) {
+      throw core::UsageError("topology import: --this-machine reads this machine; give it without "
+                             "--lstopo, --nvidia-smi-topo and --ibstat");
+    }
+    if (!a->this_machine && a->lstopo.empty() && a->nvidia_smi.empty()) {
       throw core::UsageError("topology import: give --lstopo (and --nvidia-smi-topo, --ibstat "
-                             "where you have them), or at least --nvidia-smi-topo");
+                             "where you have them), at least --nvidia-smi-topo, or --this-machine");
     }
     describe::NodeDescription node;
     std::string command = "collsim topology import";
+    if (a->this_machine) {
+      std::vector<std::string> warnings;
+      node = describe::describe_here(warnings);
+      command += " --this-machine";
+      for (const std::string& w : warnings) {
+        std::cerr << "collsim: warning: " << w << "\n";
+      }
+    }
     if (!a->lstopo.empty()) {
       node = describe::read_lstopo_xml(a->lstopo);
       command += " --lstopo " + a->lstopo;

@@ -163,6 +163,8 @@ void add_workload(CLI::App& app) {
     const auto t = analysis::run_workload(scenario, w, job, registry, opt);
     emit(report(t, w, scenario, job, a->out.engine, a->out.format), a->out.output);
   });
+
+  add_workload_import(*group);
 }
 
 } // namespace collsim::cli

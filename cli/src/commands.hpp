@@ -14,6 +14,8 @@ void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);
 /// `collsim topology import` (command_topology_import.cpp), under `topology`.
 void add_topology_import(CLI::App& topology);
+/// `collsim workload import` (command_workload_import.cpp), under `workload`.
+void add_workload_import(CLI::App& workload);
 void add_ingest(CLI::App& app);
 void add_validate(CLI::App& app);
 void add_explain(CLI::App& app);

@@ -1,4 +1,5 @@
 #include "collsim/io/scenario_loader.hpp"
+#include "scenario_node.hpp"
 
 #include "collsim/io/percent.hpp"
 #include "collsim/io/presets.hpp"
@@ -183,6 +184,12 @@ constexpr int kMaxBaseDepth = 8;
 class Loader {
 public:
   explicit Loader(std::string file, int depth = 0) : file_(std::move(file)), depth_(depth) {}
+
+  /// A scenario that is one map inside another YAML document (a compare file's variant): its
+  /// positions are that document's.
+  core::Scenario load_node(const YAML::Node& root, const SourcePos& pos) const {
+    return scenario(Located{root, "", pos});
+  }
 
   core::Scenario load(std::string_view text) const {
     std::vector<YAML::Node> documents;
@@ -1429,8 +1436,10 @@ std::vector<core::RankSlot> load_rankfile(const std::string& path, const std::st
 
 } // namespace
 
-core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_name) {
-  core::Scenario out = Loader(std::string(file_name)).load(yaml_text);
+namespace {
+
+/// What every loaded scenario must also satisfy once it is complete.
+core::Scenario checked(core::Scenario out) {
   topologies::validate(out.topology);
   // A study asking for more ranks than the machine has is wrong in the file, not at run time.
   if (const std::uint64_t capacity = topologies::rank_capacity(out.topology); capacity != 0) {
@@ -1447,6 +1456,21 @@ core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_
     }
   }
   return out;
+}
+
+} // namespace
+
+core::Scenario parse_scenario(std::string_view yaml_text, std::string_view file_name) {
+  return checked(Loader(std::string(file_name)).load(yaml_text));
+}
+
+core::Scenario parse_scenario_node(const YAML::Node& node, const core::SourcePos& pos,
+                                   const std::string& file) {
+  return checked(Loader(file).load_node(node, pos));
+}
+
+std::string path_relative_to(const std::string& path, const std::string& from_file) {
+  return relative_to(path, from_file);
 }
 
 core::Scenario load_scenario(const std::string& path) {

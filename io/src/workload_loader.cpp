@@ -33,7 +33,11 @@ constexpr std::array<std::string_view, 7> kDataParallelKeys{
 constexpr std::array<std::string_view, 14> kTransformerKeys{
     "generator", "name",     "layers", "hidden",     "sequence", "micro_batch", "micro_batches",
     "tensor",    "pipeline", "data",   "parameters", "dtype",    "grad_dtype",  "data_overlap"};
-constexpr std::array<std::string_view, 2> kGenerators{"data_parallel", "transformer_3d"};
+constexpr std::array<std::string_view, 13> kMoeKeys{
+    "generator", "name",  "moe_layers",      "hidden",  "sequence", "micro_batch", "micro_batches",
+    "top_k",     "dtype", "capacity_factor", "experts", "group",    "overlap"};
+constexpr std::array<std::string_view, 3> kGenerators{"data_parallel", "transformer_3d",
+                                                      "moe_alltoall"};
 constexpr std::array<std::string_view, 4> kGroups{"world", "node", "across_nodes", "pair"};
 /// PyTorch DDP's default bucket_cap_mb = 25, in MiB (torch/nn/parallel/distributed.py:
 /// bucket_cap_mb * 1024 * 1024).
@@ -283,6 +287,9 @@ private:
     if (kind_name == "transformer_3d") {
       return transformer(p, path);
     }
+    if (kind_name == "moe_alltoall") {
+      return moe(p, path);
+    }
     check_keys(p, path, kDataParallelKeys, {"parameters"});
     const double params =
         number(p["parameters"], path + ".parameters", "a parameter count of at least 1", 1, 1e15);
@@ -300,6 +307,39 @@ private:
       for (auto& ph : out) {
         ph.name = name + (ph.overlap == 0.0 && out.size() > 1 ? " (last bucket)" : "");
       }
+    }
+    return out;
+  }
+
+  std::vector<core::WorkloadPhase> moe(const YAML::Node& p, const std::string& path) const {
+    check_keys(p, path, kMoeKeys, {"moe_layers", "hidden", "sequence", "experts"});
+    MoeAllToAll m;
+    m.moe_layers = whole(p["moe_layers"], path + ".moe_layers", 1U << 20);
+    m.hidden = whole(p["hidden"], path + ".hidden", 1U << 24);
+    m.sequence = whole(p["sequence"], path + ".sequence", 1U << 24);
+    m.experts = whole(p["experts"], path + ".experts", 1U << 24);
+    const auto opt_whole = [&](const char* key, std::uint32_t fallback) {
+      return p[key] ? whole(p[key], path + "." + key, 1U << 20) : fallback;
+    };
+    m.micro_batch = opt_whole("micro_batch", 1);
+    m.micro_batches = opt_whole("micro_batches", 1);
+    m.top_k = opt_whole("top_k", 2);
+    m.capacity_factor = p["capacity_factor"]
+                            ? number(p["capacity_factor"], path + ".capacity_factor",
+                                     "a capacity factor from 0.01 to 64", 0.01, 64.0)
+                            : 1.0;
+    m.dtype_size = p["dtype"] ? dtype(p["dtype"], path + ".dtype") : 2;
+    m.group = p["group"] ? group(p["group"], path + ".group") : core::WorkloadGroup::world;
+    m.overlap = p["overlap"]
+                    ? number(p["overlap"], path + ".overlap", "a share from 0 to 1", 0.0, 1.0)
+                    : 0.0;
+    if (m.top_k > m.experts) {
+      fail(p["top_k"] ? p["top_k"] : p["experts"], path + (p["top_k"] ? ".top_k" : ".experts"),
+           fmt::format("top_k {} is more than the {} experts", m.top_k, m.experts));
+    }
+    auto out = moe_alltoall_phases(m, pos(p));
+    if (p["name"]) {
+      out.front().name = text_of(p["name"], path + ".name", "a phase name");
     }
     return out;
   }
@@ -356,55 +396,6 @@ private:
 
 } // namespace
 
-std::vector<core::WorkloadPhase> transformer_3d_phases(const Transformer3d& t,
-                                                       const core::SourcePos& pos) {
-  // Megatron-LM's communication per step and rank (docs/workload-format.md): tensor parallelism
-  // makes 4 allreduces of the activations (b x s x h) per layer and micro-batch, 2 in the forward
-  // pass and 2 in the backward (Shoeybi et al., "Megatron-LM", 2019, section 3 and figure 4);
-  // pipeline parallelism sends each micro-batch's activations forward and their gradients back
-  // across each stage boundary, b x s x h / t bytes a message with the scatter/gather
-  // optimisation (Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
-  // Clusters Using Megatron-LM", SC21, section 4.1); data parallelism allreduces each rank's
-  // share of the gradients, parameters / (t x p), once backward is done (ibid., section 2.1).
-  std::vector<core::WorkloadPhase> out;
-  core::WorkloadPhase p;
-  p.pos = pos;
-  const std::uint64_t activations = t.micro_batch * t.sequence * t.hidden;
-  if (t.tensor > 1) {
-    p.name = "TP allreduce";
-    p.collective = core::CollectiveKind::allreduce;
-    p.bytes = core::Bytes{activations * t.dtype_size};
-    p.calls = 4 * (t.layers / t.pipeline) * t.micro_batches;
-    p.group = core::WorkloadGroup::node;
-    p.ranks = t.tensor;
-    p.overlap = 0.0;
-    out.push_back(p);
-  }
-  if (t.pipeline > 1) {
-    // One message is a broadcast between the two ranks of a stage boundary.
-    p.name = "PP send/recv";
-    p.collective = core::CollectiveKind::bcast;
-    p.bytes = core::Bytes{activations * t.dtype_size / t.tensor};
-    p.calls = 2 * t.micro_batches;
-    p.group = core::WorkloadGroup::pair;
-    p.ranks = 2;
-    p.overlap = 0.0;
-    out.push_back(p);
-  }
-  if (t.data > 1) {
-    p.name = "DP gradient allreduce";
-    p.collective = core::CollectiveKind::allreduce;
-    p.bytes = core::Bytes{static_cast<std::uint64_t>(
-        std::ceil(t.parameters / (t.tensor * t.pipeline)) * t.grad_dtype_size)};
-    p.calls = 1;
-    p.group = core::WorkloadGroup::across_nodes;
-    p.ranks = t.data;
-    p.overlap = t.data_overlap;
-    out.push_back(p);
-  }
-  return out;
-}
-
 std::uint32_t dtype_bytes(std::string_view name) {
   for (const auto& d : kDtypes) {
     if (d.name == name) {
@@ -412,37 +403,6 @@ std::uint32_t dtype_bytes(std::string_view name) {
     }
   }
   return 0;
-}
-
-std::vector<core::WorkloadPhase> data_parallel_phases(double parameters, std::uint32_t dtype_size,
-                                                      core::Bytes bucket, double overlap,
-                                                      core::WorkloadGroup group,
-                                                      const core::SourcePos& pos) {
-  // Gradients of every parameter, reduced in buckets: DDP launches a bucket's allreduce as soon
-  // as backward has produced all its gradients, so all buckets but the last overlap backward;
-  // the last is ready only at its end (Li et al., "PyTorch Distributed", VLDB 2020, section 3.2).
-  const auto total = static_cast<std::uint64_t>(std::ceil(parameters)) * dtype_size;
-  const std::uint64_t full = total / bucket.value;
-  const std::uint64_t rest = total % bucket.value;
-  std::vector<core::WorkloadPhase> out;
-  core::WorkloadPhase p;
-  p.collective = core::CollectiveKind::allreduce;
-  p.group = group;
-  p.pos = pos;
-  const std::uint64_t overlapped = rest > 0 ? full : full - 1;
-  if (overlapped > 0) {
-    p.name = "gradient buckets";
-    p.bytes = bucket;
-    p.calls = static_cast<std::uint32_t>(std::min<std::uint64_t>(overlapped, kMaxCalls));
-    p.overlap = overlap;
-    out.push_back(p);
-  }
-  p.name = "last gradient bucket";
-  p.bytes = core::Bytes{rest > 0 ? rest : bucket.value};
-  p.calls = 1;
-  p.overlap = 0.0;
-  out.push_back(p);
-  return out;
 }
 
 core::Workload parse_workload(std::string_view yaml_text, std::string_view file_name) {

@@ -13,6 +13,7 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/probe/probe_format.hpp"
 #include "collsim/probe/probe_options.hpp"
+#include "probe_describe.hpp"
 #include "probe_mpit.hpp"
 
 #include <algorithm>
@@ -360,12 +361,37 @@ void run(const ProbeOptions& o, int rank, int ranks) {
                            "N, mpiexec -n N or srun -n N");
   }
   const NodeLayout layout = node_layout(rank);
-  const std::vector<std::string> header{
+  if (!o.describe_path.empty()) {
+    // Rank 0 describes its node; every rank learns whether that worked before anything is timed.
+    std::string error;
+    int ok = 1;
+    if (rank == 0) {
+      std::vector<std::string> warnings;
+      try {
+        write_node_description(o.describe_path, layout.nodes, describe_options(o), warnings);
+      } catch (const core::Error& e) {
+        error = e.what();
+        ok = 0;
+      }
+      for (const std::string& w : warnings) {
+        std::fprintf(stderr, "collsim-probe: warning: %s\n", w.c_str());
+      }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (ok == 0) {
+      throw core::UsageError(rank == 0 ? error : "--describe failed on rank 0");
+    }
+  }
+  std::vector<std::string> header{
       probe_header_line(ranks, layout.nodes, layout.min_per_node, layout.max_per_node),
       "# MPI library: " + library_version(), "# options: " + describe_options(o),
       fmt::format("# format: OSU Micro-Benchmarks {} tables; size in bytes per rank, latency in us "
                   "(each rank's mean per call, then average, minimum and maximum over ranks)",
                   kOsuFormatVersion)};
+  if (!o.describe_path.empty()) {
+    header.push_back("# node: " + o.describe_path +
+                     " (collsim-probe --describe: rank 0's node as a collsim scenario)");
+  }
   if (o.ompi_algorithms.empty()) {
     const TimingComm comm;
     Bench bench(o, comm.get(), rank, ranks);

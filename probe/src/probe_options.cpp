@@ -178,6 +178,11 @@ ProbeOptions parse_probe_options(std::span<const std::string> args) {
     } else if (name == "--print-sum") {
       no_value();
       o.print_sum = true;
+    } else if (name == "--describe") {
+      o.describe_path = value();
+      if (o.describe_path.empty()) {
+        throw UsageError("--describe: expected a file name for the node's scenario");
+      }
     } else if (name == "--help" || name == "-h") {
       no_value();
       o.help = true;
@@ -220,6 +225,8 @@ usage: mpirun -np N collsim-probe [options]        (or: srun -n N collsim-probe 
                          ring; 1,4 runs each in turn); ids: ompi_info --param coll tuned -l 9
   --print-sum            after each table, a '# check:' line per size with rank 0's result
                          (sum and FNV-1a hash of its bytes)
+  --describe FILE        rank 0 also writes its node as a collsim scenario to FILE (hwloc, and
+                         nvidia-smi topo -m and ibstat where they run), with the job's node count
   --help, --version
 
 Latency per size: each rank's mean time per call over the timed iterations (an untimed barrier
@@ -273,6 +280,9 @@ std::string describe_options(const ProbeOptions& o) {
   }
   if (o.print_sum) {
     out += " --print-sum";
+  }
+  if (!o.describe_path.empty()) {
+    out += " --describe " + o.describe_path;
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -123,4 +124,26 @@ TEST_CASE("topology import: bad input is one positioned error and exit 2",
   CHECK(network.code == 2);
   CHECK(network.err.find("unknown network kind 'fat-tree' (did you mean 'fat_tree'?)") !=
         std::string::npos);
+}
+
+TEST_CASE("topology import --this-machine reads this machine as its own lstopo XML does",
+          "[cli][topology][import]") {
+  // lstopo-no-graphics is Debian's hwloc-nox (scripts/bootstrap.sh installs it). hwloc's
+  // discovery and its XML of the same discovery give the same node; no GPU here, so
+  // nvidia-smi and ibstat add nothing.
+  const std::string xml = std::string(COLLSIM_SOURCE_DIR) + "/build/this-machine-cli.lstopo.xml";
+  REQUIRE(std::system(("lstopo-no-graphics --of xml > " + xml).c_str()) == 0);
+  const Output from_xml = run_collsim("topology import --lstopo " + xml + " --name here");
+  std::remove(xml.c_str());
+  const Output here = run_collsim("topology import --this-machine --name here");
+  INFO(from_xml.err << here.err);
+  REQUIRE(from_xml.code == 0);
+  REQUIRE(here.code == 0);
+  CHECK(here.out.substr(here.out.find("\nname:")) ==
+        from_xml.out.substr(from_xml.out.find("\nname:")));
+  CHECK(here.out.rfind("# Written by collsim topology import --this-machine\n", 0) == 0);
+
+  const Output both = run_collsim("topology import --this-machine --lstopo x.xml");
+  CHECK(both.code == 2);
+  CHECK(both.err.find("--this-machine reads this machine") != std::string::npos);
 }

@@ -4,11 +4,13 @@
 #include "cli_test_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <string>
 
+using collsim::testing::Output;
 using collsim::testing::run_collsim;
 using collsim::testing::run_json;
 using collsim::testing::TempScenario;
@@ -184,4 +186,99 @@ TEST_CASE("collsim compare refuses bad machines and prices with one line and exi
   const auto uniform = run_collsim("compare --workload " + w.path + " --scenarios textbook");
   CHECK(uniform.code == 2);
   CHECK(uniform.err.find("'textbook' has a uniform topology without nodes") != std::string::npos);
+}
+
+TEST_CASE(
+    "workload import turns a run's NCCL debug lines or profiler trace into a workload that runs",
+    "[cli][workload][import]") {
+  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build/megatron-tail.yaml";
+  const Output o =
+      run_collsim("workload import --nccl-debug "
+                  "tests/data/workloads/nccl-debug-coll-megatron-4xgpu-rank0-tail.log -o " +
+                  out);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err == "tests/data/workloads/nccl-debug-coll-megatron-4xgpu-rank0-tail.log: 62 "
+                 "collective lines of process "
+                 "c0b58536a5f1:324666 -> 7 phases\n");
+  const Output run = run_collsim("workload run " + out + " --scenario dgx-a100");
+  std::remove(out.c_str());
+  INFO(run.err);
+  REQUIRE(run.code == 0);
+  CHECK(run.out.find("# collsim workload run: 'megatron-tail' on scenario 'dgx-a100'") == 0);
+  CHECK(run.out.find("  AllReduce 8 MiB n=2          allreduce      world             2      "
+                     "8388608      49  ") != std::string::npos);
+  CHECK(run.out.find("  AllGather 16 B n=4           allgather      world             4           "
+                     "16       1  ") != std::string::npos);
+
+  const Output trace =
+      run_collsim("workload import --kineto "
+                  "tests/data/workloads/kineto-hta-nccl-data-2xA100-allreduce-broadcast.json.gz "
+                  "--name hta");
+  REQUIRE(trace.code == 0);
+  CHECK(trace.out.find(
+            "# from 27 record_param_comms events of rank 0 of 2 in "
+            "kineto-hta-nccl-data-2xA100-allreduce-broadcast.json.gz, 3 steps (its ProfilerStep "
+            "annotations)\n# left out: 6 x wait\n") != std::string::npos);
+  CHECK(trace.out.find(
+            "  - name: allreduce 8196000 B n=2   # 2049000 x float\n    collective: allreduce\n    "
+            "bytes: 8196000\n    calls: 1\n    group: world\n    ranks: 2\n") != std::string::npos);
+
+  const Output neither = run_collsim("workload import");
+  CHECK(neither.code == 2);
+  CHECK(neither.err.find("give --nccl-debug LOG or --kineto TRACE") != std::string::npos);
+  const Output both = run_collsim("workload import --nccl-debug a.log --kineto b.json");
+  CHECK(both.code == 2);
+  const TempScenario garbage("not_a_log", "hello\n");
+  const Output bad = run_collsim("workload import --nccl-debug " + garbage.path);
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("not_a_log.yaml:1:1: error: no NCCL collective lines") != std::string::npos);
+}
+
+TEST_CASE("collsim compare --file runs variants of a scenario: HDR against NDR and two HDR ports",
+          "[cli][compare]") {
+  // The shipped example: variants of dgx-a100 on 16 nodes.
+  const auto j = run_json("compare --file workloads/hdr-vs-ndr.yaml --format json");
+  CHECK(j.at("steps") == 1000);
+  const auto& m = j.at("machines");
+  REQUIRE(m.size() == 5);
+  CHECK(m[0].at("label") == "HDR200 (dgx-a100) x 16");
+  CHECK(m[1].at("label") == "NDR400 x 16");
+  CHECK(m[4].at("nodes") == 8);
+  const auto comm = [&](int i) { return m[i].at("communication_us").get<double>(); };
+  // Twice the NIC rate shortens the data-parallel allreduces; NDR and 2 x HDR have the same rate.
+  CHECK(comm(1) < comm(0));
+  CHECK(comm(2) < comm(0));
+  // The variant is the preset with one key changed: the same as a scenario file that says so.
+  const TempScenario ndr(
+      "ndr-variant",
+      "base: dgx-a100\ntopology: {node: {nic_kind: ib_ndr, nic_bandwidth: 400 Gb/s}}\n");
+  const auto one = run_json("compare --workload workloads/tp-dp-layers.yaml --scenarios " +
+                            ndr.path + ":16 --format json");
+  CHECK(one.at("machines").at(0).at("communication_us").get<double>() == Approx(comm(1)));
+
+  // Prices per variant, and errors at their place in the compare file.
+  const TempScenario priced("compare-priced",
+                            "workload: ../workloads/tp-dp-layers.yaml\nnodes: 2\nsteps: 3600\n"
+                            "variants:\n  - {label: a100, scenario: dgx-a100, price: 10}\n");
+  const auto p = run_json("compare --file " + priced.path + " --format json");
+  const auto& x = p.at("machines").at(0);
+  CHECK(x.at("cost").get<double>() == Approx(x.at("hours").get<double>() * 2 * 10));
+  const TempScenario bad(
+      "compare-bad-variant",
+      "workload: ../workloads/tp-dp-layers.yaml\nvariants:\n"
+      "  - label: typo\n    base: dgx-a100\n    topology: {node: {nic_bandwith: 1 GB/s}}\n");
+  const auto e = run_collsim("compare --file " + bad.path);
+  CHECK(e.code == 2);
+  CHECK(e.err.find("compare-bad-variant.yaml:6:23: error: topology.node.nic_bandwith: unknown key "
+                   "'nic_bandwith' "
+                   "(did you mean 'nic_bandwidth'?)") != std::string::npos);
+  const TempScenario mixed("compare-mixed",
+                           "variants:\n  - {label: x, scenario: dgx-a100, topology: {nodes: 2}}\n");
+  const auto mx =
+      run_collsim("compare --file " + mixed.path + " --workload workloads/tp-dp-layers.yaml");
+  CHECK(mx.code == 2);
+  CHECK(mx.err.find("compare-mixed.yaml:3:36: error: variants[0].topology: a machine names a whole "
+                    "scenario with "
+                    "'scenario'; to change keys of it, write 'base' instead") != std::string::npos);
 }

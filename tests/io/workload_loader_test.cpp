@@ -112,7 +112,7 @@ TEST_CASE("a bad workload gets one error with its file:line:column and YAML path
         "alltoall, gather, scatter, barrier");
   CHECK(error_of(head + "  - {generator: pipeline, parameters: 10}\n") ==
         "w.yaml:3:17: error: phases[0].generator: unknown generator 'pipeline'; valid values are: "
-        "data_parallel, transformer_3d");
+        "data_parallel, transformer_3d, moe_alltoall");
   CHECK(error_of("name: w\nphases: []\n") ==
         "w.yaml:2:9: error: phases: expected a list of phases (at least one)");
   CHECK(error_of("name: w\ncompute: soon\nphases: [{collective: bcast, bytes: 8}]\n") ==
@@ -162,4 +162,38 @@ TEST_CASE("the transformer_3d generator makes Megatron-LM's TP, PP and DP calls"
   CHECK(error_of("name: w\nphases:\n  - {generator: transformer_3d, layers: 96, hidden: 64, "
                  "sequence: 8, micro_batches: 1, pipeline: 7, parameters: 10}\n") ==
         "w.yaml:3:98: error: phases[0].pipeline: 7 pipeline stages do not divide 96 layers");
+}
+
+TEST_CASE("the moe_alltoall generator makes GShard's dispatch and combine all-to-alls",
+          "[io][workload]") {
+  // Mixtral-like: 32 MoE layers, h 4096, s 4096, top-2, capacity 1.25, 8 micro-batches.
+  const auto w =
+      parse_workload("name: m\nphases:\n  - {generator: moe_alltoall, moe_layers: 32, hidden: "
+                     "4096, sequence: 4096, micro_batches: 8, capacity_factor: 1.25, "
+                     "experts: 8, group: node}\n",
+                     "m.yaml");
+  REQUIRE(w.phases.size() == 1);
+  const auto& p = w.phases[0];
+  CHECK(p.collective == collsim::core::CollectiveKind::alltoall);
+  // 1.25 x 2 x 1 x 4096 tokens x 4096 x 2 bytes = 80 MiB per rank.
+  CHECK(p.bytes.value == 83886080);
+  CHECK(p.calls == 4 * 32 * 8);
+  CHECK(p.group == WorkloadGroup::node);
+  CHECK(p.ranks == 8);
+  CHECK(p.overlap == 0.0);
+  // Switch Transformer's top-1 halves it.
+  const auto top1 =
+      parse_workload("name: m\nphases:\n  - {generator: moe_alltoall, moe_layers: 1, hidden: 8, "
+                     "sequence: 16, top_k: 1, experts: 4, dtype: float}\n",
+                     "m.yaml");
+  CHECK(top1.phases[0].bytes.value == 16 * 8 * 4);
+  CHECK(top1.phases[0].calls == 4);
+  CHECK(
+      error_of(
+          "name: m\nphases:\n  - {generator: moe_alltoall, moe_layers: 1, hidden: 8, sequence: 16, "
+          "top_k: 3, experts: 2}\n") ==
+      "w.yaml:3:78: error: phases[0].top_k: top_k 3 is more than the 2 experts");
+  CHECK(error_of("name: m\nphases:\n  - {generator: moe_alltoall, moe_layers: 1, hidden: 8, "
+                 "sequence: 16}\n")
+            .find("phases[0]: missing") != std::string::npos);
 }

@@ -415,3 +415,28 @@ TEST_CASE("collsim-probe's errors exit with 2 and one line from rank 0", "[probe
   CHECK(bad_algorithm.err.find(expected) != std::string::npos);
   CHECK(bad_algorithm.err.find(expected) == bad_algorithm.err.rfind(expected));
 }
+
+TEST_CASE("collsim-probe --describe writes rank 0's node as collsim topology import --this-machine "
+          "does, with the job's node count",
+          "[probe][mpi][describe]") {
+  const auto yaml = temp_path("probe-node.yaml");
+  const Output o = probe(2, "--sizes 4 --iterations 2 --warmup 1 --describe " + yaml.string());
+  INFO(o.out << o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("# node: " + yaml.string() + " (collsim-probe --describe") != std::string::npos);
+  const std::string probed = read_file(yaml);
+  // The scenario's name is the file's stem.
+  const std::string name = yaml.filename().string().substr(0, yaml.filename().string().find('.'));
+  const Output here =
+      shell(std::string(COLLSIM_BINARY) + " topology import --this-machine --name " + name);
+  REQUIRE(here.code == 0);
+  // Everything from the name on is the same; the header comments name the command.
+  REQUIRE(probed.find("\nname: " + name + "\n") != std::string::npos);
+  CHECK(probed.substr(probed.find("\nname:")) == here.out.substr(here.out.find("\nname:")));
+  CHECK(probed.find("  nodes: 1\n") != std::string::npos);
+  CHECK(probed.rfind("# Written by collsim-probe --collective allreduce", 0) == 0);
+  // collsim loads it: the probe's node runs as a scenario.
+  const Output show = shell(std::string(COLLSIM_BINARY) + " topology show " + yaml.string());
+  CHECK(show.code == 0);
+  std::filesystem::remove(yaml);
+}

@@ -122,3 +122,17 @@ TEST_CASE("describe_options reproduces the run's command-line options", "[probe]
                "--iterations-large", "10", "--warmup", "10", "--datatype", "char", "--full",
                "--ompi-algorithm", "1,4"}) == o);
 }
+
+TEST_CASE(
+    "the option --describe names the file for the node's scenario and is part of the run's options",
+    "[probe][options]") {
+  const ProbeOptions o = parse({"--describe", "node.yaml", "--sizes", "4"});
+  CHECK(o.describe_path == "node.yaml");
+  CHECK(describe_options(o) ==
+        "--collective allreduce --sizes 4:4 --iterations 100 "
+        "--iterations-large 10 --warmup 10 --datatype char --describe node.yaml");
+  CHECK(parse({"--describe=n.yaml"}).describe_path == "n.yaml");
+  CHECK_THROWS_WITH(parse({"--describe"}), "--describe: missing value");
+  CHECK_THROWS_WITH(parse({"--describe="}),
+                    "--describe: expected a file name for the node's scenario");
+}

@@ -107,6 +107,11 @@ NodeDescription read_lstopo_xml(const std::string& path);
 /// Describes the machine this process runs on (hwloc's discovery with the important I/O devices).
 NodeDescription describe_this_machine();
 
+/// This machine as `topology import` would read it: hwloc's discovery, then `nvidia-smi topo -m`
+/// (on a node with GPUs) and `ibstat` (with NICs) when they run here; what could not be read is
+/// added to `warnings`. The compute NICs are chosen.
+NodeDescription describe_here(std::vector<std::string>& warnings);
+
 /// Parses `nvidia-smi topo -m` output; errors carry file:line:column.
 TopoMatrix parse_nvidia_smi_topo(const std::string& text, const std::string& file);
 /// Parses `ibstat` output; errors carry file:line:column.

@@ -53,4 +53,25 @@ struct Transformer3d {
 std::vector<core::WorkloadPhase> transformer_3d_phases(const Transformer3d& t,
                                                        const core::SourcePos& pos);
 
+/// The all-to-alls of a mixture-of-experts model with expert parallelism (the moe_alltoall
+/// generator, docs/workload-format.md).
+struct MoeAllToAll {
+  std::uint32_t moe_layers = 1;    ///< MoE layers on this rank
+  std::uint64_t hidden = 1;        ///< h
+  std::uint64_t sequence = 1;      ///< s
+  std::uint64_t micro_batch = 1;   ///< b
+  std::uint32_t micro_batches = 1; ///< m, per step
+  std::uint32_t top_k = 2;         ///< experts per token (GShard: 2; Switch: 1)
+  double capacity_factor = 1.0;    ///< expert capacity over the even share (Switch Transformers)
+  std::uint32_t experts = 1;       ///< expert-parallel degree: ranks of one all-to-all
+  std::uint32_t dtype_size = 2;
+  core::WorkloadGroup group = core::WorkloadGroup::world;
+  double overlap = 0.0;
+};
+
+/// Each MoE layer's dispatch and combine all-to-all, forward and backward: 4 per layer and
+/// micro-batch, each of capacity_factor x top_k x b x s x h x dtype bytes per rank.
+std::vector<core::WorkloadPhase> moe_alltoall_phases(const MoeAllToAll& m,
+                                                     const core::SourcePos& pos);
+
 } // namespace collsim::io

@@ -33,6 +33,8 @@ struct ProbeOptions {
   /// --ompi-algorithm: coll/tuned algorithm ids or names, each run in turn; empty = not forced.
   std::vector<std::string> ompi_algorithms;
   bool print_sum = false; ///< print a '# check:' line per size (rank 0's result, sum and hash)
+  /// --describe FILE: rank 0 writes its node as a collsim scenario there (empty: not asked).
+  std::string describe_path;
   bool help = false;
   bool version = false;
 
