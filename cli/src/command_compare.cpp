@@ -4,7 +4,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
-#include "collsim/analysis/what_if.hpp"
+#include "collsim/analysis/compare.hpp"
 #include "collsim/analysis/workload.hpp"
 #include "collsim/io/compare_loader.hpp"
 #include "collsim/io/csv_field.hpp"
@@ -30,15 +30,6 @@ struct Machine {
   std::uint32_t nodes = 0; ///< 0: --nodes
   std::string workload;    ///< empty: --workload
   std::string label;       ///< "dgx-h100 x 64"
-};
-
-struct Row {
-  Machine machine;
-  core::Scenario scenario;
-  std::string workload; ///< its name
-  analysis::WorkloadJob job;
-  analysis::WorkloadTiming timing;
-  std::optional<double> price; ///< per node-hour
 };
 
 std::vector<Machine> parse_machines(const std::vector<std::string>& items,
@@ -116,36 +107,22 @@ std::map<std::string, double> parse_prices(const std::vector<std::string>& items
   return out;
 }
 
-/// The phase with the most communication, and where it runs.
-std::string dominant(const analysis::WorkloadTiming& t, const analysis::WorkloadJob& job) {
-  const analysis::PhaseTiming* top = nullptr;
-  for (const auto& p : t.phases) {
-    if (top == nullptr || p.total.value > top->total.value) {
-      top = &p;
-    }
-  }
-  if (top == nullptr) {
-    return "-";
-  }
-  const bool inside = top->phase.group == core::WorkloadGroup::node || job.nodes == 1;
-  return fmt::format("{} ({})", top->phase.name, inside ? "inside a node" : "across nodes");
-}
-
-std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std::string& format) {
+std::string report(const std::vector<analysis::CompareRow>& rows, std::uint64_t steps,
+                   const std::string& format) {
   std::vector<std::string> names;
-  for (const Row& r : rows) {
+  for (const analysis::CompareRow& r : rows) {
     if (std::find(names.begin(), names.end(), r.workload) == names.end()) {
       names.push_back(r.workload);
     }
   }
   const std::string workloads = fmt::format("{}", fmt::join(names, ", "));
-  const auto hours = [&](const Row& r) { return r.timing.step.value * steps / 3600.0; };
+  const auto hours = [&](const analysis::CompareRow& r) { return r.hours(steps); };
   if (format == "json") {
     nlohmann::json out = nlohmann::json::array();
-    for (const Row& r : rows) {
-      nlohmann::json j{{"scenario", r.scenario.name},
+    for (const analysis::CompareRow& r : rows) {
+      nlohmann::json j{{"scenario", r.scenario},
                        {"workload", r.workload},
-                       {"label", r.machine.label},
+                       {"label", r.label},
                        {"nodes", r.job.nodes},
                        {"ranks_per_node", r.job.ranks_per_node},
                        {"step_us", r.timing.step.value * 1e6},
@@ -154,7 +131,7 @@ std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std:
                        {"exposed_us", r.timing.exposed.value * 1e6},
                        {"steps", steps},
                        {"hours", hours(r)},
-                       {"dominant_phase", dominant(r.timing, r.job)}};
+                       {"dominant_phase", r.dominant}};
       if (r.price) {
         j["price_per_node_hour"] = *r.price;
         j["cost"] = hours(r) * r.job.nodes * *r.price;
@@ -167,16 +144,15 @@ std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std:
     std::string text =
         "scenario,workload,label,nodes,ranks_per_node,step_us,compute_us,communication_us,"
         "exposed_us,steps,hours,price_per_node_hour,cost,dominant_phase\n";
-    for (const Row& r : rows) {
-      text += fmt::format("{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},{},{},{}\n",
-                          io::csv_field(r.scenario.name), io::csv_field(r.workload),
-                          io::csv_field(r.machine.label), r.job.nodes, r.job.ranks_per_node,
-                          r.timing.step.value * 1e6, r.timing.compute.value * 1e6,
-                          r.timing.communication.value * 1e6, r.timing.exposed.value * 1e6, steps,
-                          hours(r), r.price ? fmt::format("{:g}", *r.price) : std::string(),
-                          r.price ? fmt::format("{:.6g}", hours(r) * r.job.nodes * *r.price)
-                                  : std::string(),
-                          io::csv_field(dominant(r.timing, r.job)));
+    for (const analysis::CompareRow& r : rows) {
+      text += fmt::format(
+          "{},{},{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{},{:.6g},{},{},{}\n",
+          io::csv_field(r.scenario), io::csv_field(r.workload), io::csv_field(r.label), r.job.nodes,
+          r.job.ranks_per_node, r.timing.step.value * 1e6, r.timing.compute.value * 1e6,
+          r.timing.communication.value * 1e6, r.timing.exposed.value * 1e6, steps, hours(r),
+          r.price ? fmt::format("{:g}", *r.price) : std::string(),
+          r.price ? fmt::format("{:.6g}", hours(r) * r.job.nodes * *r.price) : std::string(),
+          io::csv_field(r.dominant));
     }
     return text;
   }
@@ -186,15 +162,15 @@ std::string report(const std::vector<Row>& rows, std::uint64_t steps, const std:
                       "most communication");
   text += fmt::format("# {:<44} {:>6} {:>12} {:>12} {:>12} {:>8} {:>10} {:>12}\n", "", "", "(ms)",
                       "(ms)", "(ms)", "(%)", "(h)", "");
-  for (const Row& r : rows) {
+  for (const analysis::CompareRow& r : rows) {
     const double share =
         r.timing.step.value > 0 ? 100.0 * r.timing.exposed.value / r.timing.step.value : 0.0;
     text += fmt::format(
-        "  {:<44} {:>6} {:>12.3f} {:>12.3f} {:>12.3f} {:>8.1f} {:>10.2f} {:>12}  {}\n",
-        r.machine.label, r.job.nodes * r.job.ranks_per_node, r.timing.step.value * 1e3,
+        "  {:<44} {:>6} {:>12.3f} {:>12.3f} {:>12.3f} {:>8.1f} {:>10.2f} {:>12}  {}\n", r.label,
+        r.job.nodes * r.job.ranks_per_node, r.timing.step.value * 1e3,
         r.timing.communication.value * 1e3, r.timing.exposed.value * 1e3, share, hours(r),
         r.price ? fmt::format("{:.2f}", hours(r) * r.job.nodes * *r.price) : std::string("-"),
-        dominant(r.timing, r.job));
+        r.dominant);
   }
   text += "# cost = time x nodes x --price (per node-hour); comm. = every call, exposed = what the "
           "compute does not hide\n";
@@ -298,37 +274,25 @@ void add_compare(CLI::App& app) {
         workloads.emplace(path, io::load_workload(path));
       }
     }
-    const algorithms::Registry registry = algorithms::make_default_registry();
-    std::vector<Row> rows;
+    std::vector<analysis::CompareEntry> entries;
     for (std::size_t i = 0; i < machines.size(); ++i) {
-      Machine m = machines[i];
-      const core::Workload& w = workloads.at(m.workload.empty() ? workload : m.workload);
-      core::Scenario s = scenarios.empty() ? io::load_scenario(m.scenario) : scenarios[i];
-      apply_stack_options(a->out.stack, s);
-      analysis::WorkloadJob job;
-      job.nodes = m.nodes;
-      job.ranks_per_node = analysis::ranks_per_node(s);
-      if (!analysis::what_if_shape(s).nodes || job.ranks_per_node == 0) {
-        throw core::UsageError(fmt::format(
-            "--scenarios: '{}' has a {} topology without nodes: compare runs machines of nodes "
-            "(cluster or system topologies)",
-            m.scenario, s.topology.kind));
-      }
-      m.label = fmt::format("{} x {}", m.label.empty() ? s.name : m.label, m.nodes);
-      if (!m.workload.empty()) {
-        m.label += fmt::format(" ({})", w.name);
-      }
-      analysis::ValidateOptions opt;
-      opt.engine = analysis::EngineChoice(a->out.engine, s);
-      opt.threads = a->out.threads;
-      Row r{m, s, w.name, job, analysis::run_workload(s, w, job, registry, opt), std::nullopt};
+      const Machine& m = machines[i];
+      analysis::CompareEntry e;
+      e.label = m.label;
+      e.scenario = scenarios.empty() ? io::load_scenario(m.scenario) : scenarios[i];
+      apply_stack_options(a->out.stack, e.scenario);
+      e.nodes = m.nodes;
+      e.workload = &workloads.at(m.workload.empty() ? workload : m.workload);
+      e.own_workload = !m.workload.empty();
       if (const auto it = prices.find(m.scenario); it != prices.end()) {
-        r.price = it->second;
-      } else if (!file_prices.empty() && file_prices[i]) {
-        r.price = file_prices[i];
+        e.price = it->second;
+      } else if (!file_prices.empty()) {
+        e.price = file_prices[i];
       }
-      rows.push_back(std::move(r));
+      entries.push_back(std::move(e));
     }
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    const auto rows = analysis::compare_machines(entries, registry, a->out.engine, a->out.threads);
     emit(report(rows, steps, a->out.format), a->out.output);
   });
 }

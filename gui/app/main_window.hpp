@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+class QAction;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -45,6 +46,7 @@ struct TimelineModel;
 
 namespace collsim::gui {
 
+class CompareTab;
 struct StudyControls;
 struct SweepResult;
 struct ValidationOutput;
@@ -102,6 +104,11 @@ private:
 
   void build_ui();
   QWidget* build_controls();
+  // One per tab, in main_window_<tab>.cpp: each builds its page and adds it to tabs_.
+  void build_chart_tabs();
+  void build_measured_tab(QAction* ingest);
+  void build_tuning_tab();
+  void build_timeline_tab();
   /// A chart tab: `extra` left of the export buttons, `note` on a line of its own below them.
   QWidget* chart_tab(const QString& name, QWidget* view, QWidget* extra, bool with_csv = true,
                      QWidget* note = nullptr);
@@ -167,6 +174,7 @@ private:
   charts::ChartView* scaling_view_ = nullptr;
   charts::ChartView* validation_view_ = nullptr;
   charts::TimelineView* timeline_view_ = nullptr;
+  CompareTab* compare_tab_ = nullptr;
   QComboBox* crossover_ranks_combo_ = nullptr;
   QComboBox* busbw_ranks_combo_ = nullptr;
   QComboBox* scaling_size_combo_ = nullptr;

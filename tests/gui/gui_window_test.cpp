@@ -5,16 +5,22 @@
 // --check-screenshot FILE W H, the check of collsim-gui's real-screen grab (screenshot_test.sh).
 
 #include "command_line.hpp"
+#include "compare_tab.hpp"
 #include "explorer.hpp"
 #include "main_window.hpp"
 
+#include "collsim/analysis/compare.hpp"
 #include "collsim/analysis/measured_logs.hpp"
 #include "collsim/charts/qt_chart.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/io/compare_loader.hpp"
 #include "collsim/io/tuning_formats.hpp"
+#include "collsim/io/workload_loader.hpp"
 
 #include <QApplication>
+#include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
@@ -27,6 +33,7 @@
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSpinBox>
+#include <QStackedBarSeries>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -137,6 +144,7 @@ private Q_SLOTS:
   void recompute_time_of_10_algorithms_30_sizes_64_ranks();
   void auto_runs_the_library_choice_in_sweeps_and_timelines();
   void stacks_field_compares_library_stacks();
+  void compare_tab_shows_the_machines_of_a_compare_file();
 };
 
 void GuiWindowTest::sweep_draws_one_series_per_algorithm_and_the_crossovers_of_its_rows() {
@@ -675,6 +683,54 @@ void GuiWindowTest::recompute_time_of_10_algorithms_30_sizes_64_ranks() {
               static_cast<long long>(models_ms), static_cast<long long>(window_ms),
               w.sweep()->seconds * 1e3);
   std::fflush(stdout);
+}
+
+void GuiWindowTest::compare_tab_shows_the_machines_of_a_compare_file() {
+  gui::MainWindow w;
+  w.show();
+  auto* tabs = w.findChild<QTabWidget*>("tabs");
+  const int last = tabs->count() - 1;
+  QCOMPARE(tabs->tabText(last), QString("Compare"));
+  tabs->setCurrentIndex(last);
+  auto* tab = w.findChild<gui::CompareTab*>("compareTab");
+  QVERIFY(tab != nullptr);
+  // The shipped example: HDR, NDR, 2 x HDR, a 2:1 taper and half the nodes on DGX A100.
+  const std::string file = std::string(COLLSIM_SOURCE_DIR) + "/workloads/hdr-vs-ndr.yaml";
+  tab->run_file(QString::fromStdString(file));
+  QTRY_VERIFY_WITH_TIMEOUT(!tab->busy(), kWaitMs);
+  QCOMPARE(tab->error_text(), QString());
+  auto* table = w.findChild<QTableWidget*>("compareTable");
+  QCOMPARE(table->rowCount(), 5);
+  QCOMPARE(table->item(0, 0)->text(), QString("HDR200 (dgx-a100) x 16"));
+  QCOMPARE(table->item(4, 1)->text(), QString("64")); // half the nodes: 8 x 8 GPUs
+  // The table is what `collsim compare --file` computes for the same file.
+  const io::CompareSpec spec = io::load_compare(file);
+  const core::Workload workload = io::load_workload(spec.workload);
+  std::vector<analysis::CompareEntry> entries;
+  for (const auto& m : spec.machines) {
+    entries.push_back(
+        {m.label, m.scenario, m.nodes != 0 ? m.nodes : spec.nodes, &workload, false, m.price});
+  }
+  const auto registry = algorithms::make_default_registry();
+  const auto rows = analysis::compare_machines(entries, registry, "loggp", 0);
+  for (int r = 0; r < 5; ++r) {
+    QCOMPARE(table->item(r, 2)->text(),
+             QString::number(rows[static_cast<std::size_t>(r)].timing.step.value * 1e3, 'f', 3));
+  }
+  // One stacked bar per machine: compute and exposed communication.
+  auto* view = w.findChild<QChartView*>("compareChart");
+  QVERIFY(view != nullptr && view->chart() != nullptr);
+  const auto series = view->chart()->series();
+  QCOMPARE(series.size(), 1);
+  auto* bars = qobject_cast<QStackedBarSeries*>(series.front());
+  QVERIFY(bars != nullptr);
+  QCOMPARE(bars->count(), 2);
+  QCOMPARE(bars->barSets().at(0)->count(), 5);
+
+  // A file that is not a compare file is one message in the tab, not a crash.
+  tab->run_file(QString(COLLSIM_SOURCE_DIR) + "/workloads/tp-dp-layers.yaml");
+  QTRY_VERIFY_WITH_TIMEOUT(!tab->busy(), kWaitMs);
+  QVERIFY2(tab->error_text().contains("tp-dp-layers.yaml"), qPrintable(tab->error_text()));
 }
 
 int main(int argc, char** argv) {
