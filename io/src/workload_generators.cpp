@@ -2,7 +2,10 @@
 
 #include "collsim/io/workload_loader.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace collsim::io {
@@ -114,6 +117,64 @@ std::vector<core::WorkloadPhase> moe_alltoall_phases(const MoeAllToAll& m,
   p.ranks = m.experts;
   p.overlap = m.overlap;
   return {p};
+}
+
+std::vector<core::WorkloadPhase> md_halo_phases(const MdHalo& m, const core::SourcePos& pos) {
+  // HOOMD-blue's CPU communicator (hoomd/Communicator.cc): a rank's domain is a box of the
+  // global box; particles within the ghost width r = r_cut + r_buff of a face are ghosts of the
+  // neighbour across it. Every step, Communicator::updateGhosts sends the ghosts' positions
+  // (one Scalar4 each) in 6 directions in turn (east, west, north, south, up, down), each an
+  // Isend to one neighbour and an Irecv from the opposite one, waited for before the next
+  // direction, because ghosts received in x are forwarded in y and z. When the neighbour list is
+  // rebuilt, Communicator::exchangeGhosts sends, per direction, the ghost count (4 bytes) and then
+  // each ghost's plan (4 B), tag (4 B) and position. The neighbour list's distance check is an
+  // MPI_Allreduce of one int with MPI_MAX. With a cubic domain of side L = (N / density)^(1/3),
+  // the ghosts sent in the first dimension are density x r x L^2, in the second
+  // density x r x L (L + 2r) and in the third density x r x (L + 2r)^2 (the forwarded edges and
+  // corners); particle migration is not counted.
+  std::vector<core::WorkloadPhase> out;
+  core::WorkloadPhase p;
+  p.pos = pos;
+  const double side = std::cbrt(m.particles / m.density);
+  const double r = m.ghost_width;
+  const std::array<double, 3> area{side * side, side * (side + 2 * r),
+                                   (side + 2 * r) * (side + 2 * r)};
+  const std::uint32_t scalar4 = 4 * m.scalar_size;
+  const std::uint32_t rebuilds =
+      m.rebuild_every == 0 ? 0 : (m.md_steps + m.rebuild_every - 1) / m.rebuild_every;
+  static constexpr std::array<const char*, 3> kAxis{"x", "y", "z"};
+  for (std::uint32_t d = 0; d < m.dims; ++d) {
+    const auto ghosts = static_cast<std::uint64_t>(std::ceil(m.density * r * area[d]));
+    p.collective = core::CollectiveKind::bcast;
+    p.group = core::WorkloadGroup::pair;
+    p.ranks = 2;
+    p.overlap = 0.0;
+    p.name = fmt::format("ghost positions {}", kAxis[d]);
+    p.bytes = core::Bytes{std::max<std::uint64_t>(ghosts * scalar4, 1)};
+    p.calls = 2 * (m.md_steps -
+                   std::min(rebuilds, m.md_steps)); // both directions, the steps without a rebuild
+    if (p.calls > 0) {
+      out.push_back(p);
+    }
+    if (rebuilds > 0) {
+      p.name = fmt::format("ghost counts {}", kAxis[d]);
+      p.bytes = core::Bytes{4};
+      p.calls = 2 * rebuilds;
+      out.push_back(p);
+      p.name = fmt::format("ghost exchange {}", kAxis[d]);
+      p.bytes = core::Bytes{std::max<std::uint64_t>(ghosts * (4 + 4 + scalar4), 1)};
+      out.push_back(p);
+    }
+  }
+  const std::uint32_t checks = (m.md_steps + m.check_every - 1) / m.check_every;
+  p.name = "neighbour-list check (MPI_MAX)";
+  p.collective = core::CollectiveKind::allreduce;
+  p.group = core::WorkloadGroup::world;
+  p.ranks = 0;
+  p.bytes = core::Bytes{4};
+  p.calls = checks;
+  out.push_back(p);
+  return out;
 }
 
 } // namespace collsim::io

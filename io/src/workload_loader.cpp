@@ -36,8 +36,11 @@ constexpr std::array<std::string_view, 14> kTransformerKeys{
 constexpr std::array<std::string_view, 13> kMoeKeys{
     "generator", "name",  "moe_layers",      "hidden",  "sequence", "micro_batch", "micro_batches",
     "top_k",     "dtype", "capacity_factor", "experts", "group",    "overlap"};
-constexpr std::array<std::string_view, 3> kGenerators{"data_parallel", "transformer_3d",
-                                                      "moe_alltoall"};
+constexpr std::array<std::string_view, 10> kMdKeys{
+    "generator", "name",      "particles", "density",       "ghost_width",
+    "dims",      "precision", "md_steps",  "rebuild_every", "check_every"};
+constexpr std::array<std::string_view, 4> kGenerators{"data_parallel", "transformer_3d",
+                                                      "moe_alltoall", "md_halo"};
 constexpr std::array<std::string_view, 4> kGroups{"world", "node", "across_nodes", "pair"};
 /// PyTorch DDP's default bucket_cap_mb = 25, in MiB (torch/nn/parallel/distributed.py:
 /// bucket_cap_mb * 1024 * 1024).
@@ -290,6 +293,9 @@ private:
     if (kind_name == "moe_alltoall") {
       return moe(p, path);
     }
+    if (kind_name == "md_halo") {
+      return md(p, path);
+    }
     check_keys(p, path, kDataParallelKeys, {"parameters"});
     const double params =
         number(p["parameters"], path + ".parameters", "a parameter count of at least 1", 1, 1e15);
@@ -306,6 +312,41 @@ private:
       const std::string name = text_of(p["name"], path + ".name", "a phase name");
       for (auto& ph : out) {
         ph.name = name + (ph.overlap == 0.0 && out.size() > 1 ? " (last bucket)" : "");
+      }
+    }
+    return out;
+  }
+
+  std::vector<core::WorkloadPhase> md(const YAML::Node& p, const std::string& path) const {
+    check_keys(p, path, kMdKeys, {"particles", "density", "ghost_width"});
+    MdHalo m;
+    m.particles =
+        number(p["particles"], path + ".particles", "a particle count of at least 1", 1, 1e15);
+    m.density = number(p["density"], path + ".density", "a number density above 0", 1e-12, 1e12);
+    m.ghost_width =
+        number(p["ghost_width"], path + ".ghost_width", "a length above 0", 1e-12, 1e12);
+    const auto opt_whole = [&](const char* key, std::uint32_t fallback, std::uint32_t most) {
+      return p[key] ? whole(p[key], path + "." + key, most) : fallback;
+    };
+    m.dims = opt_whole("dims", 3, 3);
+    m.md_steps = opt_whole("md_steps", 1, 1U << 20);
+    m.check_every = opt_whole("check_every", 1, 1U << 20);
+    if (p["rebuild_every"]) {
+      m.rebuild_every = whole(p["rebuild_every"], path + ".rebuild_every", 1U << 20);
+    }
+    if (p["precision"]) {
+      const std::string prec = text_of(p["precision"], path + ".precision", "single or double");
+      if (prec != "single" && prec != "double") {
+        fail(p["precision"], path + ".precision",
+             core::UnknownNameError("precision", prec, {"single", "double"}).what());
+      }
+      m.scalar_size = prec == "single" ? 4 : 8;
+    }
+    auto out = md_halo_phases(m, pos(p));
+    if (p["name"]) {
+      const std::string name = text_of(p["name"], path + ".name", "a phase name");
+      for (auto& ph : out) {
+        ph.name = name + ": " + ph.name;
       }
     }
     return out;

@@ -112,7 +112,7 @@ TEST_CASE("a bad workload gets one error with its file:line:column and YAML path
         "alltoall, gather, scatter, barrier");
   CHECK(error_of(head + "  - {generator: pipeline, parameters: 10}\n") ==
         "w.yaml:3:17: error: phases[0].generator: unknown generator 'pipeline'; valid values are: "
-        "data_parallel, transformer_3d, moe_alltoall");
+        "data_parallel, transformer_3d, moe_alltoall, md_halo");
   CHECK(error_of("name: w\nphases: []\n") ==
         "w.yaml:2:9: error: phases: expected a list of phases (at least one)");
   CHECK(error_of("name: w\ncompute: soon\nphases: [{collective: bcast, bytes: 8}]\n") ==
@@ -196,4 +196,31 @@ TEST_CASE("the moe_alltoall generator makes GShard's dispatch and combine all-to
   CHECK(error_of("name: m\nphases:\n  - {generator: moe_alltoall, moe_layers: 1, hidden: 8, "
                  "sequence: 16}\n")
             .find("phases[0]: missing") != std::string::npos);
+}
+
+TEST_CASE("the md_halo generator sends HOOMD-blue's ghost layers and checks", "[io][workload]") {
+  // 1000 particles at density 1: a cube of side 10; ghost width 1: 100, 120 and 144 ghosts per
+  // direction in x, y and z (the later directions forward the edges).
+  const auto w = parse_workload(
+      "name: md\nphases:\n  - {generator: md_halo, particles: 1000, density: 1, ghost_width: 1, "
+      "md_steps: 10, rebuild_every: 5, check_every: 2, precision: single}\n",
+      "md.yaml");
+  REQUIRE(w.phases.size() == 10); // positions, counts, exchange per axis, and the checks
+  CHECK(w.phases[0].name == "ghost positions x");
+  CHECK(w.phases[0].bytes.value == 100 * 16); // Scalar4 of floats
+  CHECK(w.phases[0].calls == 2 * 8);          // both directions, the 8 steps without a rebuild
+  CHECK(w.phases[0].group == WorkloadGroup::pair);
+  CHECK(w.phases[1].name == "ghost counts x");
+  CHECK(w.phases[1].bytes.value == 4);
+  CHECK(w.phases[1].calls == 2 * 2);
+  CHECK(w.phases[2].bytes.value == 100 * (4 + 4 + 16)); // plan, tag, position
+  CHECK(w.phases[3].bytes.value == 120 * 16);
+  CHECK(w.phases[6].bytes.value == 144 * 16);
+  CHECK(w.phases[9].collective == collsim::core::CollectiveKind::allreduce);
+  CHECK(w.phases[9].bytes.value == 4);
+  CHECK(w.phases[9].calls == 5);
+  CHECK(error_of("name: md\nphases:\n  - {generator: md_halo, particles: 10, density: 1, "
+                 "ghost_width: 1, precision: quad}\n") ==
+        "w.yaml:3:80: error: phases[0].precision: unknown precision 'quad'; valid values are: "
+        "single, double");
 }

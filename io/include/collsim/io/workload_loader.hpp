@@ -74,4 +74,21 @@ struct MoeAllToAll {
 std::vector<core::WorkloadPhase> moe_alltoall_phases(const MoeAllToAll& m,
                                                      const core::SourcePos& pos);
 
+/// A molecular-dynamics step with spatial domain decomposition in the HOOMD-blue mould (the
+/// md_halo generator, docs/workload-format.md).
+struct MdHalo {
+  double particles = 1;            ///< per rank
+  double density = 1;              ///< particles per unit volume
+  double ghost_width = 1;          ///< r_cut + r_buff, the same length unit
+  std::uint32_t dims = 3;          ///< decomposed dimensions, 1 to 3
+  std::uint32_t scalar_size = 8;   ///< 4: single precision, 8: double
+  std::uint32_t md_steps = 1;      ///< MD time steps in one workload step
+  std::uint32_t rebuild_every = 0; ///< MD steps per neighbour-list rebuild; 0: none counted
+  std::uint32_t check_every = 1;   ///< MD steps per neighbour-list distance check
+};
+
+/// Its phases: the ghost position updates per dimension (pairs), the ghost exchanges of the
+/// rebuilds, and the distance checks' 4-byte MPI_MAX allreduce.
+std::vector<core::WorkloadPhase> md_halo_phases(const MdHalo& m, const core::SourcePos& pos);
+
 } // namespace collsim::io
