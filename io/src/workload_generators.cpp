@@ -119,6 +119,31 @@ std::vector<core::WorkloadPhase> moe_alltoall_phases(const MoeAllToAll& m,
   return {p};
 }
 
+std::vector<core::WorkloadPhase> stencil_halo_phases(const StencilHalo& s,
+                                                     const core::SourcePos& pos) {
+  // A block-decomposed structured grid (the Jacobi iteration of Gropp, Lusk and Skjellum, "Using
+  // MPI", 3rd ed., 2014, chapter 4): every exchange sends each of the 2 x dims faces of a rank's
+  // block, points^(dims-1) x halo points of `fields` values, to the neighbour across it (a
+  // 5-point or 7-point stencil; diagonal neighbours of 9- and 27-point stencils are not counted).
+  // The faces are timed one after another: right for the bandwidth they share at the NIC, an
+  // upper bound for the latency of faces that are in flight together.
+  std::uint64_t face = s.halo;
+  for (std::uint32_t d = 1; d < s.dims; ++d) {
+    face *= s.points;
+  }
+  core::WorkloadPhase p;
+  p.pos = pos;
+  p.name = "halo faces";
+  p.collective = core::CollectiveKind::bcast;
+  p.group = core::WorkloadGroup::pair;
+  p.ranks = 2;
+  p.bytes = core::Bytes{face * s.bytes_per_point * s.fields};
+  p.calls =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(2ULL * s.dims * s.exchanges, kMaxCalls));
+  p.overlap = 0.0;
+  return {p};
+}
+
 std::vector<core::WorkloadPhase> md_halo_phases(const MdHalo& m, const core::SourcePos& pos) {
   // HOOMD-blue's CPU communicator (hoomd/Communicator.cc): a rank's domain is a box of the
   // global box; particles within the ghost width r = r_cut + r_buff of a face are ghosts of the

@@ -39,8 +39,10 @@ constexpr std::array<std::string_view, 13> kMoeKeys{
 constexpr std::array<std::string_view, 10> kMdKeys{
     "generator", "name",      "particles", "density",       "ghost_width",
     "dims",      "precision", "md_steps",  "rebuild_every", "check_every"};
-constexpr std::array<std::string_view, 4> kGenerators{"data_parallel", "transformer_3d",
-                                                      "moe_alltoall", "md_halo"};
+constexpr std::array<std::string_view, 8> kStencilKeys{
+    "generator", "name", "points", "dims", "halo", "bytes_per_point", "fields", "exchanges"};
+constexpr std::array<std::string_view, 5> kGenerators{"data_parallel", "transformer_3d",
+                                                      "moe_alltoall", "md_halo", "stencil_halo"};
 constexpr std::array<std::string_view, 4> kGroups{"world", "node", "across_nodes", "pair"};
 /// PyTorch DDP's default bucket_cap_mb = 25, in MiB (torch/nn/parallel/distributed.py:
 /// bucket_cap_mb * 1024 * 1024).
@@ -296,6 +298,9 @@ private:
     if (kind_name == "md_halo") {
       return md(p, path);
     }
+    if (kind_name == "stencil_halo") {
+      return stencil(p, path);
+    }
     check_keys(p, path, kDataParallelKeys, {"parameters"});
     const double params =
         number(p["parameters"], path + ".parameters", "a parameter count of at least 1", 1, 1e15);
@@ -313,6 +318,28 @@ private:
       for (auto& ph : out) {
         ph.name = name + (ph.overlap == 0.0 && out.size() > 1 ? " (last bucket)" : "");
       }
+    }
+    return out;
+  }
+
+  std::vector<core::WorkloadPhase> stencil(const YAML::Node& p, const std::string& path) const {
+    check_keys(p, path, kStencilKeys, {"points"});
+    StencilHalo st;
+    st.points = whole(p["points"], path + ".points", 1U << 24);
+    const auto opt_whole = [&](const char* key, std::uint32_t fallback, std::uint32_t most) {
+      return p[key] ? whole(p[key], path + "." + key, most) : fallback;
+    };
+    st.dims = opt_whole("dims", 3, 3);
+    if (st.dims < 2) {
+      fail(p["dims"], path + ".dims", "a stencil halo has 2 or 3 dimensions");
+    }
+    st.halo = opt_whole("halo", 1, 1U << 16);
+    st.bytes_per_point = opt_whole("bytes_per_point", 8, 1U << 16);
+    st.fields = opt_whole("fields", 1, 1U << 16);
+    st.exchanges = opt_whole("exchanges", 1, 1U << 20);
+    auto out = stencil_halo_phases(st, pos(p));
+    if (p["name"]) {
+      out.front().name = text_of(p["name"], path + ".name", "a phase name");
     }
     return out;
   }

@@ -112,7 +112,7 @@ TEST_CASE("a bad workload gets one error with its file:line:column and YAML path
         "alltoall, gather, scatter, barrier");
   CHECK(error_of(head + "  - {generator: pipeline, parameters: 10}\n") ==
         "w.yaml:3:17: error: phases[0].generator: unknown generator 'pipeline'; valid values are: "
-        "data_parallel, transformer_3d, moe_alltoall, md_halo");
+        "data_parallel, transformer_3d, moe_alltoall, md_halo, stencil_halo");
   CHECK(error_of("name: w\nphases: []\n") ==
         "w.yaml:2:9: error: phases: expected a list of phases (at least one)");
   CHECK(error_of("name: w\ncompute: soon\nphases: [{collective: bcast, bytes: 8}]\n") ==
@@ -223,4 +223,25 @@ TEST_CASE("the md_halo generator sends HOOMD-blue's ghost layers and checks", "[
                  "ghost_width: 1, precision: quad}\n") ==
         "w.yaml:3:80: error: phases[0].precision: unknown precision 'quad'; valid values are: "
         "single, double");
+}
+
+TEST_CASE("the stencil_halo generator sends each face of a rank's block to its neighbour",
+          "[io][workload]") {
+  // A 3D block of 128^3 doubles, halo 2, 5 fields, 3 exchanges a step: 6 faces of 128 x 128 x 2
+  // points x 5 x 8 bytes.
+  const auto w = parse_workload(
+      "name: s\nphases:\n  - {generator: stencil_halo, points: 128, halo: 2, fields: 5, "
+      "exchanges: 3}\n",
+      "s.yaml");
+  REQUIRE(w.phases.size() == 1);
+  CHECK(w.phases[0].bytes.value == 128ULL * 128 * 2 * 5 * 8);
+  CHECK(w.phases[0].calls == 6 * 3);
+  CHECK(w.phases[0].group == WorkloadGroup::pair);
+  const auto flat = parse_workload("name: s\nphases:\n  - {generator: stencil_halo, points: 1000, "
+                                   "dims: 2, bytes_per_point: 4}\n",
+                                   "s.yaml");
+  CHECK(flat.phases[0].bytes.value == 1000 * 4);
+  CHECK(flat.phases[0].calls == 4);
+  CHECK(error_of("name: s\nphases:\n  - {generator: stencil_halo, points: 8, dims: 1}\n") ==
+        "w.yaml:3:48: error: phases[0].dims: a stencil halo has 2 or 3 dimensions");
 }

@@ -74,6 +74,21 @@ struct MoeAllToAll {
 std::vector<core::WorkloadPhase> moe_alltoall_phases(const MoeAllToAll& m,
                                                      const core::SourcePos& pos);
 
+/// A halo exchange of a structured-grid stencil code (the stencil_halo generator,
+/// docs/workload-format.md).
+struct StencilHalo {
+  std::uint64_t points = 1; ///< grid points per side of a rank's block
+  std::uint32_t dims = 3;   ///< 2 or 3
+  std::uint32_t halo = 1;   ///< halo width in points
+  std::uint32_t bytes_per_point = 8;
+  std::uint32_t fields = 1;    ///< variables exchanged per point
+  std::uint32_t exchanges = 1; ///< halo exchanges per step
+};
+
+/// One phase: each exchange sends a face to each of the 2 x dims neighbours.
+std::vector<core::WorkloadPhase> stencil_halo_phases(const StencilHalo& s,
+                                                     const core::SourcePos& pos);
+
 /// A molecular-dynamics step with spatial domain decomposition in the HOOMD-blue mould (the
 /// md_halo generator, docs/workload-format.md).
 struct MdHalo {
