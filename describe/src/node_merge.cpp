@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <utility>
 
 namespace collsim::describe {
 namespace {
@@ -89,22 +91,124 @@ std::vector<std::int32_t> numa_groups(const TopoMatrix& m) {
   return group;
 }
 
+/// The socket of each device of the matrix. With the NUMA Affinity column on every GPU row, the
+/// GPUs' NUMA nodes say it: Linux numbers NUMA nodes socket by socket, so node k of N sits on
+/// socket k x sockets / N; a NIC takes the socket of a GPU of its NUMA group (socket 0 when its
+/// group has none). Without the column, each NUMA group of the matrix is a socket.
+std::vector<std::int32_t> sockets_from_matrix(NodeDescription& node, const TopoMatrix& m) {
+  const std::vector<std::int32_t> group = numa_groups(m);
+  const std::int32_t groups = group.empty() ? 1 : *std::max_element(group.begin(), group.end()) + 1;
+  std::uint32_t numa_nodes = 0;
+  bool numa_given = true;
+  for (std::size_t i = 0; i < m.names.size(); ++i) {
+    if (m.is_gpu[i]) {
+      numa_given = numa_given && !m.numa[i].empty();
+      for (const std::uint32_t id : m.numa[i]) {
+        numa_nodes = std::max(numa_nodes, id + 1);
+      }
+    }
+  }
+  std::vector<std::int32_t> socket(m.names.size(), 0);
+  if (!numa_given) {
+    if (!node.cpu_known) {
+      node.sockets = static_cast<std::uint32_t>(groups);
+      node.notes.push_back("no lstopo XML: one socket per NUMA group of nvidia-smi topo -m (NODE "
+                           "and PHB join a group); cores per socket and NUMA domains per socket "
+                           "are collsim's defaults");
+    }
+    for (std::size_t i = 0; i < m.names.size(); ++i) {
+      socket[i] = group[i] * static_cast<std::int32_t>(node.sockets) / std::max(groups, 1);
+    }
+    return socket;
+  }
+  if (!node.cpu_known) {
+    // topo -m cannot tell sockets from NUMA nodes of one socket (SYS joins both). Servers with
+    // GPUs on several NUMA nodes are 2-socket as a rule (DGX-1, DGX-2, DGX A100, DGX H100, HGX).
+    node.sockets = numa_nodes > 1 ? 2 : 1;
+    node.numa_per_socket = (numa_nodes + node.sockets - 1) / node.sockets;
+    node.notes.push_back(fmt::format(
+        "no lstopo XML: {} NUMA nodes from the NUMA Affinity column of nvidia-smi topo -m, taken "
+        "as {} socket{} (topo -m does not tell sockets from NUMA nodes; pass --lstopo to know)",
+        numa_nodes, node.sockets, node.sockets == 1 ? "" : "s"));
+  }
+  const auto socket_of_numa = [&](std::uint32_t id) {
+    return static_cast<std::int32_t>(std::uint64_t{id} * node.sockets / numa_nodes);
+  };
+  std::map<std::int32_t, std::int32_t> group_socket;
+  for (std::size_t i = 0; i < m.names.size(); ++i) {
+    if (m.is_gpu[i]) {
+      socket[i] = socket_of_numa(m.numa[i].front());
+      group_socket.emplace(group[i], socket[i]);
+    }
+  }
+  for (std::size_t i = 0; i < m.names.size(); ++i) {
+    if (!m.is_gpu[i]) {
+      const auto it = group_socket.find(group[i]);
+      socket[i] = it == group_socket.end() ? 0 : it->second;
+    }
+  }
+  return socket;
+}
+
+/// The ranges of a sorted id set: 48..63, 176..191 -> {48, 63}, {176, 191}.
+std::vector<std::pair<std::uint32_t, std::uint32_t>>
+ranges_of(const std::vector<std::uint32_t>& ids) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (const std::uint32_t id : ids) {
+    if (out.empty() || id != out.back().second + 1) {
+      out.emplace_back(id, id);
+    } else {
+      out.back().second = id;
+    }
+  }
+  return out;
+}
+
+/// Cores from the GPUs' CPU Affinity column. Linux on x86 numbers the second hardware thread of
+/// core c as c + (cores in the node), so a set of two equal ranges K apart on every GPU row
+/// (0-19,40-59; 48-63,176-191) says K cores of 2 threads. Otherwise the highest CPU number + 1
+/// is the thread count, one thread per core (a lower bound where the CPUs without GPUs come
+/// last).
+void cores_from_matrix(NodeDescription& node, const TopoMatrix& m) {
+  std::uint32_t threads = 0;
+  std::optional<std::uint32_t> offset;
+  bool smt = true;
+  for (std::size_t i = 0; i < m.names.size(); ++i) {
+    if (!m.is_gpu[i]) {
+      continue;
+    }
+    if (m.cpus[i].empty()) {
+      return;
+    }
+    threads = std::max(threads, m.cpus[i].back() + 1);
+    const auto r = ranges_of(m.cpus[i]);
+    const bool pair = r.size() == 2 && r[1].second - r[1].first == r[0].second - r[0].first;
+    const std::uint32_t k = pair ? r[1].first - r[0].first : 0;
+    smt = smt && pair && (!offset || *offset == k) && r[0].second < k;
+    offset = k;
+  }
+  const std::uint32_t cores = smt ? *offset : threads;
+  node.threads_per_core = smt ? 2 : 1;
+  node.cores_per_socket = std::max<std::uint32_t>(1, cores / node.sockets);
+  node.notes.push_back(fmt::format(
+      "cores from the CPU Affinity column of nvidia-smi topo -m: {} cores of {} hardware "
+      "thread{}{}",
+      cores, node.threads_per_core, node.threads_per_core == 1 ? "" : "s",
+      smt ? fmt::format(" (thread c + {} is core c's second)", cores) : " (the highest CPU + 1)"));
+}
+
 /// GPUs, NICs and switches from the matrix alone (the XML had no PCI devices).
 void devices_from_matrix(NodeDescription& node, const TopoMatrix& m) {
   const std::vector<std::int32_t> sw = components(m, same_switch, true);
-  const std::vector<std::int32_t> numa = numa_groups(m);
-  const std::int32_t numa_count =
-      numa.empty() ? 1 : *std::max_element(numa.begin(), numa.end()) + 1;
-  if (!node.cpu_known) {
-    node.sockets = static_cast<std::uint32_t>(numa_count);
-    node.notes.push_back("no lstopo XML: one socket per NUMA group of nvidia-smi topo -m (NODE and "
-                         "PHB join a group); "
-                         "cores per socket and NUMA domains per socket are collsim's defaults");
+  const bool cpu_known = node.cpu_known;
+  const std::vector<std::int32_t> socket = sockets_from_matrix(node, m);
+  if (!cpu_known) {
+    cores_from_matrix(node, m);
   }
   std::map<std::int32_t, std::int32_t> switch_ids;
   for (std::size_t i = 0; i < m.names.size(); ++i) {
     Attachment at;
-    at.socket = numa[i] * static_cast<std::int32_t>(node.sockets) / std::max(numa_count, 1);
+    at.socket = socket[i];
     if (sw[i] >= 0) {
       auto [it, fresh] = switch_ids.emplace(sw[i], static_cast<std::int32_t>(switch_ids.size()));
       if (fresh) {

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <regex>
 
 namespace collsim::describe {
@@ -81,6 +82,34 @@ std::vector<Word> words_of(const std::string& line) {
   return words;
 }
 
+/// "48-63,176-191" -> 48..63, 176..191; "N/A" -> {}; nullopt when it is neither.
+std::optional<std::vector<std::uint32_t>> id_list(const std::string& text) {
+  static const std::regex kList{R"([0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*)"};
+  if (text == "N/A") {
+    return std::vector<std::uint32_t>{};
+  }
+  if (!std::regex_match(text, kList)) {
+    return std::nullopt;
+  }
+  std::vector<std::uint32_t> ids;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t comma = std::min(text.find(',', i), text.size());
+    const std::string range = text.substr(i, comma - i);
+    const std::size_t dash = range.find('-');
+    const unsigned long lo = std::stoul(range.substr(0, dash));
+    const unsigned long hi = dash == std::string::npos ? lo : std::stoul(range.substr(dash + 1));
+    if (hi < lo || hi > 1'000'000) {
+      return std::nullopt; // a reversed range, or more CPUs than any node has
+    }
+    for (unsigned long id = lo; id <= hi; ++id) {
+      ids.push_back(static_cast<std::uint32_t>(id));
+    }
+    i = comma + 1;
+  }
+  return ids;
+}
+
 bool valid_cell(const std::string& c) {
   static const std::regex kCell{"X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC|PSB"};
   return std::regex_match(c, kCell);
@@ -91,18 +120,29 @@ bool valid_cell(const std::string& c) {
 TopoMatrix parse_nvidia_smi_topo(const std::string& text, const std::string& file) {
   const std::vector<Line> lines = lines_of(text);
   TopoMatrix m;
+  std::vector<std::string> affinity_columns;
   std::size_t header = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const auto words = words_of(lines[i].text);
     if (!words.empty() && words.front().text == "GPU0" && words.size() > 1 &&
         words[1].text != "X") {
       header = i;
-      for (const Word& w : words) {
-        if (w.text == "CPU" || w.text == "NUMA" || w.text == "Affinity") {
+      std::size_t k = 0;
+      for (; k < words.size(); ++k) {
+        const std::string& w = words[k].text;
+        if (w == "CPU" || w == "NUMA" || w == "Affinity" || w == "GPU") {
           break;
         }
-        m.names.push_back(w.text);
-        m.is_gpu.push_back(w.text.rfind("GPU", 0) == 0);
+        m.names.push_back(w);
+        m.is_gpu.push_back(w.rfind("GPU", 0) == 0);
+      }
+      // The affinity columns, in the order printed ("CPU Affinity", "NUMA Affinity", "GPU NUMA
+      // ID"); a GPU row has one word per column.
+      for (; k + 1 < words.size(); ++k) {
+        if (words[k + 1].text == "Affinity" || words[k + 1].text == "NUMA") {
+          affinity_columns.push_back(words[k].text + " " + words[k + 1].text);
+          ++k;
+        }
       }
       break;
     }
@@ -113,6 +153,8 @@ TopoMatrix parse_nvidia_smi_topo(const std::string& text, const std::string& fil
   }
   const std::size_t n = m.names.size();
   m.cells.assign(n, {});
+  m.cpus.assign(n, {});
+  m.numa.assign(n, {});
   std::vector<bool> seen(n, false);
   std::size_t last = header;
   for (std::size_t i = header + 1; i < lines.size(); ++i) {
@@ -155,6 +197,21 @@ TopoMatrix parse_nvidia_smi_topo(const std::string& text, const std::string& fil
                                               m.names[row], cell, m.names[k]));
       }
       m.cells[row].push_back(cell);
+    }
+    for (std::size_t c = 0; c < affinity_columns.size() && n + 1 + c < words.size(); ++c) {
+      const Word& w = words[n + 1 + c];
+      const std::string& column = affinity_columns[c];
+      if (column != "CPU Affinity" && column != "NUMA Affinity") {
+        continue;
+      }
+      const auto ids = id_list(w.text);
+      if (!ids) {
+        throw core::LogParseError(
+            {file, lines[i].number, w.column},
+            fmt::format("'{}' in the {} column of {} is not a list of ids like 0-19,40-59", w.text,
+                        column, m.names[row]));
+      }
+      (column == "CPU Affinity" ? m.cpus : m.numa)[row] = *ids;
     }
     seen[row] = true;
     last = i;

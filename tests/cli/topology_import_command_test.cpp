@@ -40,21 +40,34 @@ nlohmann::json structure(const nlohmann::json& show) {
   return s;
 }
 
+/// `topology show --format json` of what `topology import --nvidia-smi-topo INPUT` writes, and of
+/// the one-node scenario `preset_body` (a preset as base); `summary` is the import's stderr line.
+struct Imported {
+  nlohmann::json imported;
+  nlohmann::json reference;
+};
+Imported import_and_preset(const std::string& input, const std::string& summary,
+                           const std::string& preset_body) {
+  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build/" + input + ".yaml";
+  const Output o = run_collsim("topology import --nvidia-smi-topo " + kData + input + " -o " + out);
+  INFO(o.err);
+  REQUIRE(o.code == 0);
+  CHECK(o.err.find(summary) != std::string::npos);
+  Imported r;
+  r.imported = run_json("topology show " + out + " --format json");
+  std::remove(out.c_str());
+  const TempScenario preset("one_node_preset", preset_body);
+  r.reference = run_json("topology show " + preset.path + " --ranks 8 --format json");
+  return r;
+}
+
 } // namespace
 
 TEST_CASE("topology import: a DGX-1 from nvidia-smi topo -m builds the dgx1-v100 preset's node",
           "[cli][topology][import]") {
-  const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build/dgx1-imported.yaml";
-  const Output o = run_collsim("topology import --nvidia-smi-topo " + kData +
-                               "dgx1-v100-4xmlx5.nvidia-smi-topo.txt -o " + out);
-  INFO(o.err);
-  REQUIRE(o.code == 0);
-  CHECK(o.err.find("8 x GPU, 4 NICs") != std::string::npos);
-  const auto imported = run_json("topology show " + out + " --format json");
-  std::remove(out.c_str());
-  const TempScenario preset("dgx1_one_node",
-                            "base: dgx1-v100\ntopology:\n  kind: system\n  nodes: 1\n");
-  const auto reference = run_json("topology show " + preset.path + " --ranks 8 --format json");
+  const auto [imported, reference] =
+      import_and_preset("dgx1-v100-4xmlx5.nvidia-smi-topo.txt", "8 x GPU, 4 NICs",
+                        "base: dgx1-v100\ntopology:\n  kind: system\n  nodes: 1\n");
   CHECK(structure(imported) == structure(reference));
   // The same 16 NVLink pairs of 1 or 2 links at 25 GB/s: the same NVLink bandwidth in all.
   CHECK(imported["links"]["nvlink"]["total_bandwidth_Bps"] ==
@@ -62,6 +75,22 @@ TEST_CASE("topology import: a DGX-1 from nvidia-smi topo -m builds the dgx1-v100
   CHECK(imported["devices"]["gpu"] == 8);
   CHECK(imported["devices"]["pcie_switch"] == 4);
   CHECK(imported["devices"]["nic"] == 4);
+}
+
+TEST_CASE("topology import: a DGX A100 from nvidia-smi topo -m builds the dgx-a100 preset's node",
+          "[cli][topology][import]") {
+  // The preset's node on one switch (the import describes one node, not the SuperPOD fabric).
+  const auto [imported, reference] = import_and_preset(
+      "dgx-a100-10xmlx5.nvidia-smi-topo.txt", "2 sockets x 4 NUMA x 64 cores, 8 x GPU, 8 NICs",
+      "base: dgx-a100\ntopology:\n  kind: system\n  nodes: 1\n  network:\n    kind: switch\n"
+      "studies:\n  - name: s\n    collective: allreduce\n    algorithms: [ring]\n"
+      "    ranks: [8]\n    sizes: [1KiB]\n");
+  CHECK(structure(imported) == structure(reference));
+  CHECK(imported["links"]["nvlink"]["total_bandwidth_Bps"] ==
+        reference["links"]["nvlink"]["total_bandwidth_Bps"]);
+  CHECK(imported["devices"]["numa"] == 8);
+  CHECK(imported["devices"]["pcie_switch"] == 4);
+  CHECK(imported["devices"]["nic"] == 8);
 }
 
 TEST_CASE("topology import: real lstopo XML of GPU and CPU nodes give the reviewed scenarios",

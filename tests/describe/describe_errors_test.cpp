@@ -97,6 +97,19 @@ TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][er
         }).find("t.txt:4:") == 0);
 }
 
+TEST_CASE("nvidia-smi topo -m: a bad affinity column", "[describe][errors]") {
+  std::string bad = text_of(data("dgx-a100-10xmlx5.nvidia-smi-topo.txt"));
+  bad.replace(bad.find("48-63,176-191"), 13, "48-63,lots");
+  CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(bad, "t.txt"); }) ==
+        "t.txt:2:93: error: '48-63,lots' in the CPU Affinity column of GPU0 is not a list of ids "
+        "like 0-19,40-59");
+  std::string reversed = text_of(data("dgx-a100-10xmlx5.nvidia-smi-topo.txt"));
+  reversed.replace(reversed.find("\t3\n"), 3, "\tx3\n");
+  CHECK(error_of([&] {
+          (void)describe::parse_nvidia_smi_topo(reversed, "t.txt");
+        }).find("error: 'x3' in the NUMA Affinity column of GPU0") != std::string::npos);
+}
+
 TEST_CASE("ibstat: garbage, truncated and a bad rate", "[describe][errors]") {
   CHECK(error_of([] { (void)describe::parse_ibstat("garbage\n", "i.txt"); }) ==
         "i.txt:1:1: error: expected a line CA 'name': not the output of ibstat");

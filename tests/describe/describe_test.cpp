@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -56,6 +57,12 @@ TEST_CASE("nvidia-smi topo -m of a DGX-1: the hybrid cube-mesh and four NICs", "
   describe::choose_compute_nics(node);
   REQUIRE(node.gpus.size() == 8);
   CHECK(node.sockets == 2); // two NUMA groups: GPU0-3, GPU4-7
+  // CPU Affinity 0-19,40-59 and 20-39,60-79: 80 CPUs, 2 threads per core, 20 cores per socket
+  // (2 x Xeon E5-2698 v4).
+  CHECK(m.cpus[0].size() == 40);
+  CHECK(m.numa[0].empty()); // this older output has no NUMA Affinity column
+  CHECK(node.threads_per_core == 2);
+  CHECK(node.cores_per_socket == 20);
   CHECK(node.nvlinks.size() == 16);
   CHECK(switches_of(node) == std::vector<std::int32_t>{0, 0, 1, 1, 2, 2, 3, 3});
   REQUIRE(node.nics.size() == 4);
@@ -72,6 +79,54 @@ TEST_CASE("nvidia-smi topo -m of a DGX-1: the hybrid cube-mesh and four NICs", "
   CHECK(n.nvlink.links == preset.topology.system.node.nvlink.links);
   CHECK(n.pcie.switches == preset.topology.system.node.pcie.switches);
   CHECK(n.nics == 4);
+}
+
+TEST_CASE("nvidia-smi topo -m of a DGX A100: NV12 everywhere, NUMA nodes and storage NICs",
+          "[describe]") {
+  const auto m = describe::parse_nvidia_smi_topo(
+      text_of(data("dgx-a100-10xmlx5.nvidia-smi-topo.txt")), "dgxa100.txt");
+  REQUIRE(m.names.size() == 20);
+  CHECK(m.names[19] == "mlx5_11");
+  CHECK(m.numa[0] == std::vector<std::uint32_t>{3});
+  CHECK(m.numa[4] == std::vector<std::uint32_t>{7});
+  REQUIRE(m.cpus[0].size() == 32); // 48-63,176-191
+  CHECK(m.cpus[0].front() == 48);
+  CHECK(m.cpus[0].back() == 191);
+  CHECK(m.cpus[8].empty()); // a NIC row has no affinity
+
+  describe::NodeDescription node;
+  describe::merge_topo_matrix(node, m, "dgxa100.txt");
+  describe::choose_compute_nics(node);
+  CHECK(node.nvlinks.size() == 28);
+  CHECK(std::all_of(node.nvlinks.begin(), node.nvlinks.end(),
+                    [](const describe::NvlinkPair& p) { return p.links == 12; }));
+  // NUMA nodes 3, 1, 7, 5 of 8 (EPYC 7742 in NPS4): GPU0-3 on the first socket, GPU4-7 on the
+  // second, 4 NUMA nodes and 64 cores of 2 threads per socket: the dgx-a100 preset's CPU.
+  CHECK(node.sockets == 2);
+  CHECK(node.numa_per_socket == 4);
+  CHECK(node.cores_per_socket == 64);
+  CHECK(node.threads_per_core == 2);
+  std::vector<std::int32_t> sockets;
+  for (const auto& g : node.gpus) {
+    sockets.push_back(g.at.socket);
+  }
+  CHECK(sockets == std::vector<std::int32_t>{0, 0, 0, 0, 1, 1, 1, 1});
+  CHECK(switches_of(node) == std::vector<std::int32_t>{0, 0, 1, 1, 2, 2, 3, 3});
+  // mlx5_4/5 and mlx5_10/11 share no switch with a GPU (the storage NICs): 8 compute NICs.
+  CHECK(std::count_if(node.nics.begin(), node.nics.end(),
+                      [](const describe::Nic& n) { return n.compute; }) == 8);
+
+  const core::Scenario s = load(describe::to_scenario_yaml(node, {}), "import_dgxa100");
+  const core::Scenario preset = io::load_scenario("dgx-a100");
+  const auto& n = s.topology.system.node;
+  const auto& p = preset.topology.system.node;
+  CHECK(n.nvlink.kind == p.nvlink.kind);
+  CHECK(n.nvlink.links_per_gpu == p.nvlink.links_per_gpu);
+  CHECK(n.pcie.switches == p.pcie.switches);
+  CHECK(n.cpu.sockets == p.cpu.sockets);
+  CHECK(n.cpu.numa_per_socket == p.cpu.numa_per_socket);
+  CHECK(n.cpu.cores_per_socket == p.cpu.cores_per_socket);
+  CHECK(n.nics == p.nics);
 }
 
 TEST_CASE("nvidia-smi topo -m of a DGX-1-style V100 server with one EDR NIC", "[describe]") {

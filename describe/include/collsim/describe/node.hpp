@@ -83,6 +83,10 @@ struct TopoMatrix {
   std::vector<std::string> names; ///< GPU0.. and NICs by their legend names (mlx5_0, ...)
   std::vector<bool> is_gpu;
   std::vector<std::vector<std::string>> cells;
+  /// Per device, the "CPU Affinity" and "NUMA Affinity" columns as sets of ids (48-63,176-191 ->
+  /// 48..63 and 176..191); empty where the output has no such column or says N/A (NIC rows).
+  std::vector<std::vector<std::uint32_t>> cpus;
+  std::vector<std::vector<std::uint32_t>> numa;
   bool operator==(const TopoMatrix&) const = default;
 };
 
