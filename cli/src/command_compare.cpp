@@ -3,6 +3,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "plot_support.hpp"
 
 #include "collsim/analysis/compare.hpp"
 #include "collsim/analysis/workload.hpp"
@@ -188,6 +189,7 @@ void add_compare(CLI::App& app) {
     std::vector<std::string> prices;
     std::uint64_t steps = 1000;
     PrintOptions out;
+    PlotOptions plots;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -215,9 +217,15 @@ void add_compare(CLI::App& app) {
                                        "Steps to price (a training run, a simulation campaign)");
   steps_option->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   add_print_options(*cmd, a->out, "table, csv or json");
+  add_plot_options(*cmd, a->plots,
+                   "a chart of one step per machine (compute and exposed communication stacked) "
+                   "as compare.png");
   cmd->callback([a, steps_option] {
     const bool steps_given = steps_option->count() > 0;
     (void)parse_format(a->out.format);
+    if (!a->plots.dir.empty()) {
+      check_plots_available(a->plots.format);
+    }
     std::uint32_t nodes = 1;
     if (!a->nodes.empty()) {
       const auto v = parse_ranks(a->nodes, "--nodes");
@@ -294,6 +302,13 @@ void add_compare(CLI::App& app) {
     const algorithms::Registry registry = algorithms::make_default_registry();
     const auto rows = analysis::compare_machines(entries, registry, a->out.engine, a->out.threads);
     emit(report(rows, steps, a->out.format), a->out.output);
+    if (!a->plots.dir.empty()) {
+      const std::string subtitle = rows.empty() ? std::string{}
+                                                : fmt::format("workload {}; engine {}",
+                                                              rows.front().workload, a->out.engine);
+      print_written(write_compare_plot(rows, "One step per machine", subtitle, a->plots.dir,
+                                       a->plots.format));
+    }
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "plot_support.hpp"
 
 #include "collsim/analysis/what_if.hpp"
 #include "collsim/analysis/workload.hpp"
@@ -105,6 +106,7 @@ void add_workload(CLI::App& app) {
     std::string nodes;
     std::string ranks_per_node;
     PrintOptions out;
+    PlotOptions plots;
   };
   auto a = std::make_shared<Args>();
   auto* group = app.add_subcommand(
@@ -122,9 +124,15 @@ void add_workload(CLI::App& app) {
   cmd->add_option("--ranks-per-node", a->ranks_per_node,
                   "Ranks on each node (default: the scenario's placement, else every GPU or core)");
   add_print_options(*cmd, a->out, "table or json");
+  add_plot_options(*cmd, a->plots,
+                   "the step's breakdown chart (communication per phase, exposed and overlapped; "
+                   "compute; the step) as workload-breakdown.png");
   cmd->callback([a] {
     if (a->out.format != "table" && a->out.format != "json") {
       throw core::UnknownNameError("format", a->out.format, {"table", "json"});
+    }
+    if (!a->plots.dir.empty()) {
+      check_plots_available(a->plots.format);
     }
     const core::Workload w = io::load_workload(a->workload);
     core::Scenario scenario = io::load_scenario(a->scenario);
@@ -162,6 +170,17 @@ void add_workload(CLI::App& app) {
     const algorithms::Registry registry = algorithms::make_default_registry();
     const auto t = analysis::run_workload(scenario, w, job, registry, opt);
     emit(report(t, w, scenario, job, a->out.engine, a->out.format), a->out.output);
+    if (!a->plots.dir.empty()) {
+      const double share = t.step.value > 0.0 ? 100.0 * t.exposed.value / t.step.value : 0.0;
+      const std::string subtitle =
+          fmt::format("{} x {} ranks of {}; step {}, {:.1f} % of it exposed communication",
+                      job.nodes, job.ranks_per_node, scenario.name,
+                      t.step.value >= 10e-3 ? fmt::format("{:.3f} ms", t.step.value * 1e3)
+                                            : fmt::format("{:.2f} us", t.step.value * 1e6),
+                      share);
+      print_written(write_workload_plot(t, fmt::format("Workload {}: one step", w.name), subtitle,
+                                        a->plots.dir, a->plots.format));
+    }
   });
 
   add_workload_import(*group);

@@ -4,6 +4,9 @@
 
 #include "collsim/core/errors.hpp"
 
+#include <fmt/format.h>
+#include <iostream>
+
 #ifdef COLLSIM_HAVE_CHARTS
 #include "collsim/charts/render.hpp"
 #endif
@@ -34,6 +37,46 @@ std::vector<std::string> write_study_plots(const core::Scenario& scenario, std::
   check_plots_available(format);
   return {};
 #endif
+}
+
+std::vector<std::string>
+write_workload_plot([[maybe_unused]] const analysis::WorkloadTiming& timing,
+                    [[maybe_unused]] const std::string& title,
+                    [[maybe_unused]] const std::string& subtitle, const std::string& dir,
+                    const std::string& format) {
+  check_plots_available(format);
+#ifdef COLLSIM_HAVE_CHARTS
+  return charts::save_charts(
+      {{"workload-breakdown", charts::workload_chart(timing, title, subtitle)}}, dir, format);
+#else
+  return {};
+#endif
+}
+
+std::vector<std::string>
+write_compare_plot([[maybe_unused]] const std::vector<analysis::CompareRow>& rows,
+                   [[maybe_unused]] const std::string& title,
+                   [[maybe_unused]] const std::string& subtitle, const std::string& dir,
+                   const std::string& format) {
+  check_plots_available(format);
+#ifdef COLLSIM_HAVE_CHARTS
+  return charts::save_charts({{"compare", charts::compare_chart(rows, title, subtitle)}}, dir,
+                             format);
+#else
+  return {};
+#endif
+}
+
+void add_plot_options(CLI::App& cmd, PlotOptions& o, const std::string& what) {
+  cmd.add_option("--plots", o.dir, "Also write " + what + " into this directory");
+  cmd.add_option("--plot-format", o.format, "Format of the --plots charts: png, svg or png,svg")
+      ->capture_default_str();
+}
+
+void print_written(const std::vector<std::string>& files) {
+  for (const std::string& f : files) {
+    std::cerr << fmt::format("collsim: wrote {}\n", f);
+  }
 }
 
 } // namespace collsim::cli

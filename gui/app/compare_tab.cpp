@@ -6,14 +6,11 @@
 
 #include "collsim/algorithms/registry.hpp"
 #include "collsim/analysis/compare.hpp"
+#include "collsim/charts/qt_chart.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/io/compare_loader.hpp"
 #include "collsim/io/workload_loader.hpp"
 
-#include <QBarCategoryAxis>
-#include <QBarSet>
-#include <QChart>
-#include <QChartView>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QHBoxLayout>
@@ -22,10 +19,8 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStackedBarSeries>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QValueAxis>
 #include <QtConcurrent/QtConcurrent>
 
 #include <fmt/format.h>
@@ -122,7 +117,7 @@ CompareTab::CompareTab(QWidget* parent) : QWidget(parent) {
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   layout->addWidget(table_, 1);
 
-  chart_view_ = new QChartView;
+  chart_view_ = new charts::ChartView;
   chart_view_->setObjectName("compareChart");
   chart_view_->setMinimumHeight(220);
   layout->addWidget(chart_view_, 1);
@@ -185,9 +180,6 @@ void CompareTab::show_output(const CompareOutput& out) {
           .arg(out.rows.size())
           .arg(out.steps));
   table_->setRowCount(static_cast<int>(out.rows.size()));
-  auto* compute_set = new QBarSet("compute");
-  auto* exposed_set = new QBarSet("exposed communication");
-  QStringList labels;
   for (std::size_t i = 0; i < out.rows.size(); ++i) {
     const analysis::CompareRow& r = out.rows[i];
     const int row = static_cast<int>(i);
@@ -203,29 +195,12 @@ void CompareTab::show_output(const CompareOutput& out) {
     const auto cost = r.cost(out.steps);
     table_->setItem(row, 7, cost ? number(*cost, 2) : new QTableWidgetItem("-"));
     table_->setItem(row, 8, new QTableWidgetItem(QString::fromStdString(r.dominant)));
-    *compute_set << r.timing.compute.value * 1e3;
-    *exposed_set << r.timing.exposed.value * 1e3;
-    labels << QString::fromStdString(r.label);
   }
   table_->resizeColumnsToContents();
-  auto* series = new QStackedBarSeries;
-  series->append(compute_set);
-  series->append(exposed_set);
-  auto* chart = new QChart;
-  chart->addSeries(series);
-  chart->setTitle("One step per machine");
-  auto* x = new QBarCategoryAxis;
-  x->append(labels);
-  chart->addAxis(x, Qt::AlignBottom);
-  series->attachAxis(x);
-  auto* y = new QValueAxis;
-  y->setTitleText("ms");
-  y->setMin(0.0);
-  chart->addAxis(y, Qt::AlignLeft);
-  series->attachAxis(y);
-  QChart* old = chart_view_->chart();
-  chart_view_->setChart(chart);
-  delete old;
+  // The chart `collsim compare --plots` writes.
+  chart_view_->set_model(charts::compare_chart(
+      out.rows, "One step per machine",
+      out.rows.empty() ? std::string{} : "workload " + out.rows.front().workload));
 }
 
 } // namespace collsim::gui

@@ -9,12 +9,15 @@
 
 #include <memory>
 
-class QChartView;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+
+namespace collsim::charts {
+class ChartView;
+}
 
 namespace collsim::gui {
 
@@ -43,7 +46,7 @@ private:
   QPushButton* run_button_ = nullptr;
   QLabel* status_label_ = nullptr;
   QTableWidget* table_ = nullptr;
-  QChartView* chart_view_ = nullptr;
+  charts::ChartView* chart_view_ = nullptr;
   bool running_ = false;
   QString error_;
 };

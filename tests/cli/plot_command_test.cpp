@@ -199,6 +199,35 @@ TEST_CASE("collsim run --plots writes each study's charts next to its table", "[
   }
 }
 
+TEST_CASE("workload run --plots and compare --plots write the breakdown charts", "[cli][plot]") {
+  const auto dir = temp_dir("workload");
+  const auto w = run_collsim(fmt::format("workload run workloads/tp-dp-layers.yaml --scenario "
+                                         "dgx-a100 --nodes 2 --plots '{}' --plot-format png,svg",
+                                         dir.string()));
+  INFO(w.err);
+  REQUIRE(w.code == 0);
+  CHECK(w.out.find("# step") != std::string::npos); // the table still goes to stdout
+  check_png(dir / "workload-breakdown.png", 1000, 600);
+  const std::string svg = slurp(dir / "workload-breakdown.svg");
+  CHECK(svg.find("exposed communication") != std::string::npos);
+  CHECK(svg.find("2 x 8 ranks of dgx-a100") != std::string::npos);
+  CHECK(w.err.find("collsim: wrote " + (dir / "workload-breakdown.png").string()) !=
+        std::string::npos);
+
+  const auto c = run_collsim(fmt::format(
+      "compare --file workloads/hdr-vs-ndr.yaml --steps 10 --plots '{}'", dir.string()));
+  INFO(c.err);
+  REQUIRE(c.code == 0);
+  check_png(dir / "compare.png", 1000, 600);
+  CHECK(c.err.find("collsim: wrote " + (dir / "compare.png").string()) != std::string::npos);
+
+  const auto bad = run_collsim("workload run workloads/tp-dp-layers.yaml --scenario dgx-a100 "
+                               "--plots " +
+                               dir.string() + " --plot-format gif");
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown plot format 'gif'") != std::string::npos);
+}
+
 TEST_CASE("collsim plot: bad input is one line and exit code 2", "[cli][plot][errors]") {
   const auto dir = temp_dir("errors");
   struct Case {

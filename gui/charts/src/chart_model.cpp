@@ -123,6 +123,8 @@ std::string unit_name(AxisUnit unit) {
   case AxisUnit::microseconds: return "us";
   case AxisUnit::gbps: return "GB/s";
   case AxisUnit::ranks: return "ranks";
+  case AxisUnit::milliseconds: return "ms";
+  case AxisUnit::category: return "";
   }
   return "";
 }
@@ -130,7 +132,7 @@ std::string unit_name(AxisUnit unit) {
 } // namespace
 
 std::string_view to_string(ChartKind k) {
-  return kKindNames.at(static_cast<std::size_t>(k));
+  return k == ChartKind::breakdown ? "breakdown" : kKindNames.at(static_cast<std::size_t>(k));
 }
 
 std::vector<std::string> chart_kind_names() {
@@ -303,6 +305,17 @@ ChartModel validation_chart(const std::string& title,
 }
 
 std::string chart_csv(const ChartModel& chart) {
+  if (chart.kind == ChartKind::breakdown) {
+    std::string out = fmt::format("# {}\n# {}\n{},part,value ({})\n", chart.title, chart.subtitle,
+                                  io::csv_field(chart.x.title), unit_name(chart.y.unit));
+    for (std::size_t c = 0; c < chart.categories.size(); ++c) {
+      for (const BarSet& set : chart.bar_sets) {
+        out += fmt::format("{},{},{}\n", io::csv_field(chart.categories[c]),
+                           io::csv_field(set.name), set.values.at(c));
+      }
+    }
+    return out;
+  }
   std::string out = fmt::format("# {}\n# {}\nseries,x ({}),y ({})\n", chart.title, chart.subtitle,
                                 unit_name(chart.x.unit), unit_name(chart.y.unit));
   for (const Series& s : chart.series) {

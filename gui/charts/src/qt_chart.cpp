@@ -6,6 +6,8 @@
 
 #include "svg_file.hpp"
 
+#include <QBarCategoryAxis>
+#include <QBarSet>
 #include <QCategoryAxis>
 #include <QFile>
 #include <QGraphicsLayout>
@@ -14,6 +16,7 @@
 #include <QLogValueAxis>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QStackedBarSeries>
 #include <QToolTip>
 #include <QValueAxis>
 #include <algorithm>
@@ -161,6 +164,39 @@ void place_marker_labels(QChart* chart, QXYSeries* markers,
   }
 }
 
+/// A breakdown chart's stacked bars: one QBarSet per layer, the categories on a bar axis.
+void add_bars(QChart* chart, const ChartModel& model) {
+  auto* series = new QStackedBarSeries;
+  Range yr;
+  std::vector<double> totals(model.categories.size(), 0.0);
+  for (std::size_t i = 0; i < model.bar_sets.size(); ++i) {
+    const BarSet& b = model.bar_sets[i];
+    auto* set = new QBarSet(QString::fromStdString(b.name));
+    set->setColor(palette_color(i));
+    set->setBorderColor(palette_color(i).darker(130));
+    for (std::size_t c = 0; c < model.categories.size(); ++c) {
+      const double v = c < b.values.size() ? b.values[c] : 0.0;
+      *set << v;
+      totals[c] += v;
+    }
+    series->append(set);
+  }
+  for (const double t : totals) {
+    yr.add(t);
+  }
+  chart->addSeries(series);
+  auto* x = new QBarCategoryAxis;
+  for (const std::string& c : model.categories) {
+    x->append(QString::fromStdString(c));
+  }
+  x->setTitleText(QString::fromStdString(model.x.title));
+  QAbstractAxis* y = make_y_axis(model.y, yr);
+  chart->addAxis(x, Qt::AlignBottom);
+  chart->addAxis(y, Qt::AlignLeft);
+  series->attachAxis(x);
+  series->attachAxis(y);
+}
+
 } // namespace
 
 QChart* make_chart(const ChartModel& model) {
@@ -173,6 +209,10 @@ QChart* make_chart(const ChartModel& model) {
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->setBackgroundRoundness(0.0);
   chart->layout()->setContentsMargins(0, 0, 0, 0);
+  if (model.kind == ChartKind::breakdown) {
+    add_bars(chart, model);
+    return chart;
+  }
 
   Range xr;
   Range yr;
@@ -279,6 +319,20 @@ void ChartView::set_model(ChartModel model) {
   model_ = std::move(model);
   QChart* chart = make_chart(model_);
   for (QAbstractSeries* s : chart->series()) {
+    if (auto* bars = qobject_cast<QStackedBarSeries*>(s)) {
+      connect(bars, &QStackedBarSeries::hovered, this, [this](bool state, int index, QBarSet* set) {
+        if (!state) {
+          QToolTip::hideText();
+          return;
+        }
+        const auto c = static_cast<std::size_t>(index);
+        QToolTip::showText(QCursor::pos(),
+                           QString::fromStdString(
+                               fmt::format("{}: {} {:.3f} {}", model_.categories.at(c),
+                                           set->label().toStdString(), set->at(index),
+                                           model_.y.unit == AxisUnit::milliseconds ? "ms" : "us")));
+      });
+    }
     if (auto* xy = qobject_cast<QXYSeries*>(s)) {
       connect(xy, &QXYSeries::hovered, this, [this, xy](const QPointF& p, bool state) {
         if (state) {

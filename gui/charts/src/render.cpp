@@ -108,34 +108,40 @@ std::vector<std::string> plot_formats(const std::string& format) {
   return formats;
 }
 
-std::vector<std::string> save_study_charts(const StudyTables& tables, std::size_t index,
-                                           const std::string& dir, const std::string& format,
-                                           ImageSize size) {
+std::vector<std::string> save_charts(const std::vector<std::pair<std::string, ChartModel>>& charts,
+                                     const std::string& dir, const std::string& format,
+                                     ImageSize size) {
   const std::vector<std::string> formats = plot_formats(format);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     throw core::UsageError(fmt::format("cannot create directory '{}': {}", dir, ec.message()));
   }
-  std::set<std::uint32_t> ranks;
-  for (const auto& r : tables.rows) {
-    ranks.insert(r.ranks);
-  }
-  std::vector<std::pair<std::string, ChartModel>> charts{{"crossover", crossover_chart(tables)},
-                                                         {"busbw", busbw_chart(tables)}};
-  if (ranks.size() > 1) {
-    charts.emplace_back("scaling", scaling_chart(tables));
-  }
   std::vector<std::string> written;
-  for (const auto& [kind, chart] : charts) {
+  for (const auto& [stem, chart] : charts) {
     for (const std::string& f : formats) {
-      const std::string path =
-          (std::filesystem::path(dir) / fmt::format("study{}-{}.{}", index + 1, kind, f)).string();
+      const std::string path = (std::filesystem::path(dir) / (stem + "." + f)).string();
       save_chart(chart, path, size);
       written.push_back(path);
     }
   }
   return written;
+}
+
+std::vector<std::string> save_study_charts(const StudyTables& tables, std::size_t index,
+                                           const std::string& dir, const std::string& format,
+                                           ImageSize size) {
+  std::set<std::uint32_t> ranks;
+  for (const auto& r : tables.rows) {
+    ranks.insert(r.ranks);
+  }
+  const std::string stem = fmt::format("study{}-", index + 1);
+  std::vector<std::pair<std::string, ChartModel>> charts{
+      {stem + "crossover", crossover_chart(tables)}, {stem + "busbw", busbw_chart(tables)}};
+  if (ranks.size() > 1) {
+    charts.emplace_back(stem + "scaling", scaling_chart(tables));
+  }
+  return save_charts(charts, dir, format, size);
 }
 
 void save_timeline(const TimelineModel& timeline, const std::string& path, ImageSize size) {

@@ -4,6 +4,7 @@
 // drawing (qt_chart.hpp, render.hpp) reads these values, so a port to Qt Graphs (Qt Charts is
 // deprecated from Qt 6.10) touches only the drawing files of gui/charts/.
 
+#include "collsim/analysis/compare.hpp"
 #include "collsim/analysis/limits.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/validate.hpp"
@@ -22,9 +23,12 @@ enum class ChartKind : std::uint8_t {
   busbw,      ///< bus bandwidth against message size, with the physical limit
   scaling,    ///< bus bandwidth against rank count at one size
   validation, ///< measured points and collsim's predictions against message size
+  breakdown,  ///< stacked bars per category: a workload's phases, or machines' steps
 };
 std::string_view to_string(ChartKind k);
-/// "crossover", "busbw", "scaling", "validation"; UnknownNameError otherwise.
+/// The kinds `collsim plot --kind` draws from a study: "crossover", "busbw", "scaling",
+/// "validation"; UnknownNameError otherwise (breakdown charts come from workloads:
+/// workload_chart, compare_chart).
 ChartKind parse_chart_kind(std::string_view name);
 std::vector<std::string> chart_kind_names();
 
@@ -34,6 +38,8 @@ enum class AxisUnit : std::uint8_t {
   microseconds, ///< time in us
   gbps,         ///< GB/s = 1e9 B/s
   ranks,        ///< a rank count
+  milliseconds, ///< time in ms
+  category,     ///< named bars (breakdown charts)
 };
 
 struct Axis {
@@ -72,6 +78,13 @@ struct Level {
   bool operator==(const Level&) const = default;
 };
 
+/// One layer of a breakdown chart's stacked bars: a value per category, in the y axis's unit.
+struct BarSet {
+  std::string name;
+  std::vector<double> values;
+  bool operator==(const BarSet&) const = default;
+};
+
 struct ChartModel {
   ChartKind kind = ChartKind::crossover;
   std::string title;
@@ -81,6 +94,8 @@ struct ChartModel {
   std::vector<Series> series;
   std::vector<Marker> markers;
   std::vector<Level> levels;
+  std::vector<std::string> categories; ///< breakdown: the bars, left to right
+  std::vector<BarSet> bar_sets;        ///< breakdown: the layers, bottom to top
   bool operator==(const ChartModel&) const = default;
 };
 
@@ -111,7 +126,19 @@ ChartModel validation_chart(const std::string& title,
                             const std::vector<analysis::ValidationRow>& rows,
                             const analysis::ValidationSummary& summary);
 
+/// A workload's step on one machine (`collsim workload run --plots`): one bar per phase with its
+/// communication split into the part the compute hides and the part it leaves exposed, a bar for
+/// the compute, and the step (compute + exposed). Times in us, or ms when the step is 10 ms or
+/// more.
+ChartModel workload_chart(const analysis::WorkloadTiming& timing, const std::string& title,
+                          const std::string& subtitle);
+/// One step per machine (`collsim compare --plots`, the GUI's Compare tab): compute and exposed
+/// communication stacked, in ms.
+ChartModel compare_chart(const std::vector<analysis::CompareRow>& rows, const std::string& title,
+                         const std::string& subtitle);
+
 /// The chart's data as CSV: series,x (unit),y (unit); markers and levels as rows of their own.
+/// Breakdown charts: category,part,value (unit).
 std::string chart_csv(const ChartModel& chart);
 
 /// "1 KiB", "64 MiB" for powers of two, else "1000 B"-style with the exact bytes.

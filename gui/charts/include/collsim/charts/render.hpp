@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collsim::charts {
@@ -28,6 +29,12 @@ void save_chart(const ChartModel& chart, const std::string& path, ImageSize size
 /// The image formats of a `--plot-format` value: "png", "svg", or a comma list of them;
 /// UnknownNameError for anything else.
 std::vector<std::string> plot_formats(const std::string& format);
+
+/// Writes each (file stem, chart) into `dir` (created if missing) with the extensions of `format`
+/// ("png", "svg", or "png,svg"). Returns the paths written.
+std::vector<std::string> save_charts(const std::vector<std::pair<std::string, ChartModel>>& charts,
+                                     const std::string& dir, const std::string& format,
+                                     ImageSize size = {});
 
 /// Writes the charts of one study into `dir` (created if missing) as `study<N>-crossover`,
 /// `study<N>-busbw` and, when the study has more than one rank count, `study<N>-scaling`, with the
