@@ -49,7 +49,10 @@ bool is_gpu(const hwloc_obj_t o) {
     return cls == 0x0300 || cls == 0x0302;
   }
   if (p.vendor_id == kVendorAmd) {
-    return cls == 0x0380 || cls == 0x1200 || cls == 0x0302; // Instinct: display other, accelerator
+    // Radeon Instinct MI25-MI60 (Vega 10/20) are VGA-class (0x0300: LLNL Corona's MI50s in
+    // tests/data/topology), later Instincts display-other (0x0380) or processing accelerators
+    // (0x1200). Servers draw their console with ASPEED or Matrox chips, not AMD's.
+    return cls == 0x0300 || cls == 0x0380 || cls == 0x1200 || cls == 0x0302;
   }
   return false;
 }
@@ -114,12 +117,38 @@ std::int32_t socket_of(hwloc_topology_t topo, hwloc_obj_t o) {
   return 0;
 }
 
+/// A bridge's own PCI ids and link (a PCI-to-PCI bridge; nullptr for a host bridge).
+const hwloc_obj_attr_u::hwloc_pcidev_attr_s* bridge_pci(hwloc_obj_t b) {
+  return b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI ? &b->attr->bridge.upstream.pci
+                                                              : nullptr;
+}
+
+/// The top of a GPU's package: the GPU, or the bridges of its own vendor right above it. AMD's
+/// Vega 20 (MI50/MI60) and MI100 carry a PCIe upstream/downstream port pair on the package
+/// (1002:14a0, 1002:14a1 under each of LLNL Corona's MI50s); that is not a switch the GPU shares,
+/// and the link inside it says nothing of the slot.
+hwloc_obj_t package_top(hwloc_obj_t dev) {
+  hwloc_obj_t top = dev;
+  if (!is_gpu(dev)) {
+    return top;
+  }
+  while (top->parent != nullptr && top->parent->type == HWLOC_OBJ_BRIDGE) {
+    const hwloc_obj_attr_u::hwloc_pcidev_attr_s* pci = bridge_pci(top->parent);
+    if (pci == nullptr || pci->vendor_id != dev->attr->pcidev.vendor_id) {
+      break;
+    }
+    top = top->parent;
+  }
+  return top;
+}
+
 PciPlace place_of(hwloc_topology_t topo, hwloc_obj_t dev) {
   PciPlace place;
   place.at.socket = socket_of(topo, dev);
-  place.fastest_link = dev->attr->pcidev.linkspeed;
+  const hwloc_obj_t top = package_top(dev);
+  place.fastest_link = top == dev ? dev->attr->pcidev.linkspeed : bridge_pci(top)->linkspeed;
   int pci_bridges = 0;
-  for (hwloc_obj_t p = dev->parent; p != nullptr && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
+  for (hwloc_obj_t p = top->parent; p != nullptr && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
     if (p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
       break;
     }
@@ -159,6 +188,8 @@ void read_cpus(hwloc_topology_t topo, NodeDescription& node, const std::string& 
     if (const char* model = hwloc_obj_get_info_by_name(
             hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0), "CPUModel")) {
       node.cpu_model = model;
+      // AMD pads the name to 48 characters ("AMD EPYC 7401 24-Core Processor   ...").
+      node.cpu_model.erase(node.cpu_model.find_last_not_of(' ') + 1);
     }
   }
 }

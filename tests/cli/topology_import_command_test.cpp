@@ -40,16 +40,18 @@ nlohmann::json structure(const nlohmann::json& show) {
   return s;
 }
 
-/// `topology show --format json` of what `topology import --nvidia-smi-topo INPUT` writes, and of
-/// the one-node scenario `preset_body` (a preset as base); `summary` is the import's stderr line.
+/// `topology show --format json` of what `topology import FLAG INPUT` writes (FLAG: --lstopo or
+/// --nvidia-smi-topo), and of the one-node scenario `preset_body` (a preset as base) at `ranks`;
+/// `summary` is the import's stderr line.
 struct Imported {
   nlohmann::json imported;
   nlohmann::json reference;
 };
-Imported import_and_preset(const std::string& input, const std::string& summary,
-                           const std::string& preset_body) {
+Imported import_and_preset(const std::string& flag, const std::string& input,
+                           const std::string& summary, const std::string& preset_body,
+                           std::uint32_t ranks = 8) {
   const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build/" + input + ".yaml";
-  const Output o = run_collsim("topology import --nvidia-smi-topo " + kData + input + " -o " + out);
+  const Output o = run_collsim("topology import " + flag + " " + kData + input + " -o " + out);
   INFO(o.err);
   REQUIRE(o.code == 0);
   CHECK(o.err.find(summary) != std::string::npos);
@@ -57,17 +59,27 @@ Imported import_and_preset(const std::string& input, const std::string& summary,
   r.imported = run_json("topology show " + out + " --format json");
   std::remove(out.c_str());
   const TempScenario preset("one_node_preset", preset_body);
-  r.reference = run_json("topology show " + preset.path + " --ranks 8 --format json");
+  r.reference = run_json("topology show " + preset.path + " --ranks " + std::to_string(ranks) +
+                         " --format json");
   return r;
 }
 
+/// One node of `preset` on one switch, with `node_yaml` (indented for topology.node) changed and
+/// a study at `ranks`.
+std::string one_node_of(const std::string& preset, const std::string& node_yaml,
+                        std::uint32_t ranks) {
+  return "base: " + preset +
+         "\ntopology:\n  kind: system\n  nodes: 1\n  network:\n    kind: switch\n" + node_yaml +
+         "studies:\n  - name: s\n    collective: allreduce\n" +
+         "    algorithms: [ring]\n    ranks: [" + std::to_string(ranks) + "]\n    sizes: [1KiB]\n";
+}
 } // namespace
 
 TEST_CASE("topology import: a DGX-1 from nvidia-smi topo -m builds the dgx1-v100 preset's node",
           "[cli][topology][import]") {
-  const auto [imported, reference] =
-      import_and_preset("dgx1-v100-4xmlx5.nvidia-smi-topo.txt", "8 x GPU, 4 NICs",
-                        "base: dgx1-v100\ntopology:\n  kind: system\n  nodes: 1\n");
+  const auto [imported, reference] = import_and_preset(
+      "--nvidia-smi-topo", "dgx1-v100-4xmlx5.nvidia-smi-topo.txt", "8 x GPU, 4 NICs",
+      "base: dgx1-v100\ntopology:\n  kind: system\n  nodes: 1\n");
   CHECK(structure(imported) == structure(reference));
   // The same 16 NVLink pairs of 1 or 2 links at 25 GB/s: the same NVLink bandwidth in all.
   CHECK(imported["links"]["nvlink"]["total_bandwidth_Bps"] ==
@@ -81,16 +93,43 @@ TEST_CASE("topology import: a DGX A100 from nvidia-smi topo -m builds the dgx-a1
           "[cli][topology][import]") {
   // The preset's node on one switch (the import describes one node, not the SuperPOD fabric).
   const auto [imported, reference] = import_and_preset(
-      "dgx-a100-10xmlx5.nvidia-smi-topo.txt", "2 sockets x 4 NUMA x 64 cores, 8 x GPU, 8 NICs",
-      "base: dgx-a100\ntopology:\n  kind: system\n  nodes: 1\n  network:\n    kind: switch\n"
-      "studies:\n  - name: s\n    collective: allreduce\n    algorithms: [ring]\n"
-      "    ranks: [8]\n    sizes: [1KiB]\n");
+      "--nvidia-smi-topo", "dgx-a100-10xmlx5.nvidia-smi-topo.txt",
+      "2 sockets x 4 NUMA x 64 cores, 8 x GPU, 8 NICs", one_node_of("dgx-a100", "", 8));
   CHECK(structure(imported) == structure(reference));
   CHECK(imported["links"]["nvlink"]["total_bandwidth_Bps"] ==
         reference["links"]["nvlink"]["total_bandwidth_Bps"]);
   CHECK(imported["devices"]["numa"] == 8);
   CHECK(imported["devices"]["pcie_switch"] == 4);
   CHECK(imported["devices"]["nic"] == 8);
+}
+
+TEST_CASE(
+    "topology import: a PCIe-only GPU node and 2-socket CPU nodes build their class's presets",
+    "[cli][topology][import]") {
+  SECTION("LLNL Pascal (2 x P100 PCIe and the NIC under one Gen3 switch) is pcie3-2gpu-nop2p's "
+          "node") {
+    const auto [imported, reference] = import_and_preset(
+        "--lstopo", "llnl-pascal-2xP100-PCIe.lstopo.xml", "2 x Tesla P100-PCIE-16GB, 1 NIC",
+        one_node_of("pcie3-2gpu-nop2p", "", 2), 2);
+    CHECK(structure(imported) == structure(reference));
+    CHECK(imported["devices"]["pcie_switch"] == 1);
+  }
+  // The presets' CPUs have more cores than these older parts: the preset's node is compared with
+  // the imported core count, the rest of its structure as it is.
+  SECTION("a 2 x EPYC 7551 node (4 NUMA per socket, one mlx5) is cpu-hdr100-epyc's node") {
+    const auto [imported, reference] = import_and_preset(
+        "--lstopo", "2s-epyc7551-mlx5.hwloc1.lstopo.xml", "2 sockets x 4 NUMA x 32 cores",
+        one_node_of("cpu-hdr100-epyc", "  node:\n    cpu:\n      cores_per_socket: 32\n", 64), 64);
+    CHECK(structure(imported) == structure(reference));
+    CHECK(imported["devices"]["numa"] == 8);
+  }
+  SECTION("LLNL Quartz (2 x 18-core Broadwell, one Omni-Path NIC) is qiming's node") {
+    const auto [imported, reference] = import_and_preset(
+        "--lstopo", "llnl-quartz-2s-cpu-hfi1.lstopo.xml", "2 sockets x 1 NUMA x 18 cores",
+        one_node_of("qiming", "  node:\n    cpu:\n      cores_per_socket: 18\n", 36), 36);
+    CHECK(structure(imported) == structure(reference));
+    CHECK(imported["devices"]["core"] == 36);
+  }
 }
 
 TEST_CASE("topology import: real lstopo XML of GPU and CPU nodes give the reviewed scenarios",
@@ -100,6 +139,7 @@ TEST_CASE("topology import: real lstopo XML of GPU and CPU nodes give the review
       {"dgx2.hwloc-test.lstopo.xml", "dgx2.yaml"},
       {"aws-g4dn-metal-8xT4.lstopo.xml", "aws-g4dn-metal.yaml"},
       {"llnl-quartz-2s-cpu-hfi1.lstopo.xml", "llnl-quartz.yaml"},
+      {"llnl-corona-2s-epyc7401-4xVega20.lstopo.xml", "llnl-corona.yaml"},
   };
   for (const auto& [input, golden] : cases) {
     INFO(input);

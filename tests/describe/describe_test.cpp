@@ -196,6 +196,20 @@ TEST_CASE("hwloc XML of PCIe GPU nodes: GPUs on root ports or one switch, and th
     CHECK(node.nics[0].name == "mlx5_0");
     CHECK(node.nics[0].at.pcie_switch == 0);
   }
+  SECTION("LLNL Corona: 4 AMD Vega 20 (VGA class) on root ports despite their on-package bridges") {
+    const auto node =
+        describe::read_lstopo_xml(data("llnl-corona-2s-epyc7401-4xVega20.lstopo.xml"));
+    REQUIRE(node.gpus.size() == 4);
+    CHECK(node.gpus[0].name == "Vega 20");
+    // Each GPU sits under AMD's own 1002:14a0/14a1 port pair: part of the package, not a switch.
+    CHECK(switches_of(node) == std::vector<std::int32_t>(4, -1));
+    CHECK(node.gpus[2].at.socket == 1);
+    // The package's internal link reads Gen4 x16; EPYC 7401's slots are Gen3 (the NIC's link).
+    REQUIRE(node.pcie_link.has_value());
+    CHECK(node.pcie_link->gbps() == Approx(15.75).epsilon(0.01));
+    CHECK(node.cpu_model == "AMD EPYC 7401 24-Core Processor"); // AMD's padding trimmed
+    CHECK(node.numa_per_socket == 4);
+  }
 }
 
 TEST_CASE("hwloc XML of 2-socket CPU nodes", "[describe]") {
