@@ -288,7 +288,9 @@ std::vector<IbCa> parse_ibstat(const std::string& text, const std::string& file)
       double rate = 0.0;
       const char* first = value.data();
       const auto [ptr, ec] = std::from_chars(first, first + value.size(), rate);
-      if (ec != std::errc{} || rate <= 0.0) {
+      // "100", or as ibstatus prints it "100 Gb/sec (4X EDR)"; not "100x".
+      const bool clean = ptr == first + value.size() || *ptr == ' ';
+      if (ec != std::errc{} || rate <= 0.0 || !clean) {
         const auto col = static_cast<std::uint32_t>(m.position(2) + 1);
         throw core::LogParseError({file, line.number, col},
                                   fmt::format("Rate '{}' is not a rate in Gb/s", value));

@@ -124,4 +124,12 @@ TEST_CASE("ibstat: garbage, truncated and a bad rate", "[describe][errors]") {
   CHECK(error_of([] {
           (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 1:\n\t\t%%%\n", "i.txt");
         }) == "i.txt:3:3: error: expected 'key: value' (ibstat output)");
+  // The real published output cut before its Rate line (line 11 of 17).
+  const std::string real = text_of(data("connectx6-roce-100g.ibstat.txt"));
+  CHECK(error_of([&] { (void)describe::parse_ibstat(head(real, 10), "i.txt"); }) ==
+        "i.txt:11:1: error: port 1 of roceP1p1s0f1 has no Rate line (a truncated ibstat output?)");
+  std::string bad = real;
+  bad.replace(bad.find("Rate: 100"), 9, "Rate: 100x");
+  CHECK(error_of([&] { (void)describe::parse_ibstat(bad, "i.txt"); }) ==
+        "i.txt:11:15: error: Rate '100x' is not a rate in Gb/s");
 }

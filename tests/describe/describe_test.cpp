@@ -237,8 +237,8 @@ TEST_CASE("hwloc XML of 2-socket CPU nodes", "[describe]") {
 
 TEST_CASE("ibstat gives NIC rates and link layers, and NICs without an active port leave the model",
           "[describe]") {
-  // ibstat's output format (infiniband-diags, ibstat(8)); no complete published example with
-  // Rate and Link layer was found to keep as test data.
+  // ibstat's output format (infiniband-diags, ibstat(8)), written here for two InfiniBand CAs,
+  // one down (the real published example, below, is a single RoCE port).
   const std::string text =
       "CA 'mlx5_0'\n\tCA type: MT4123\n\tNumber of ports: 1\n\tPort 1:\n\t\tState: Active\n"
       "\t\tPhysical state: LinkUp\n\t\tRate: 200\n\t\tLink layer: InfiniBand\n"
@@ -263,6 +263,29 @@ TEST_CASE("ibstat gives NIC rates and link layers, and NICs without an active po
   CHECK(s.topology.system.node.nics == 1);
   CHECK(s.topology.system.node.nic_kind == "ib_hdr");
   CHECK(s.topology.system.node.nic_bandwidth.gbps() == Approx(25.0));
+}
+
+TEST_CASE("ibstat of a real ConnectX-6 in RoCE mode: an Ethernet link layer is roce",
+          "[describe]") {
+  // A user's ibstat on the linux-rdma list (tests/data/topology/PROVENANCE.md): 4-space indents,
+  // a RoCE port's zero LIDs and its Ethernet link layer.
+  const auto cas = describe::parse_ibstat(text_of(data("connectx6-roce-100g.ibstat.txt")),
+                                          "connectx6-roce-100g.ibstat.txt");
+  REQUIRE(cas.size() == 1);
+  CHECK(cas[0].name == "roceP1p1s0f1");
+  CHECK(cas[0].type == "MT4123");
+  REQUIRE(cas[0].ports.size() == 1);
+  CHECK(cas[0].ports[0].state == "Active");
+  CHECK(cas[0].ports[0].rate_gbit == 100.0);
+  CHECK(cas[0].ports[0].link_layer == "Ethernet");
+
+  describe::NodeDescription node; // no NIC in an XML: ibstat's CAs are the NICs
+  describe::merge_ibstat(node, cas, "ibstat.txt");
+  REQUIRE(node.nics.size() == 1);
+  CHECK_FALSE(node.nics[0].infiniband);
+  const core::Scenario s = load(describe::to_scenario_yaml(node, {}), "import_ibstat_roce");
+  CHECK(s.topology.system.node.nic_kind == "roce");
+  CHECK(s.topology.system.node.nic_bandwidth.gbps() == Approx(12.5)); // 100 Gb/s
 }
 
 TEST_CASE("this machine: its own lstopo XML imports as hwloc discovers it", "[describe]") {
