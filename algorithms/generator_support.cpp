@@ -50,6 +50,23 @@ NodeLayout node_layout(const Request& req) {
   return out;
 }
 
+std::vector<core::Rank> renamed_ring_order(const Request& req) {
+  NodeLayout layout = node_layout(req);
+  const core::Topology* t = req.topology;
+  const bool devices = t != nullptr && !t->is_full_mesh() && t->rank_count() >= req.ranks;
+  std::vector<core::Rank> order;
+  order.reserve(req.ranks);
+  for (std::vector<core::Rank>& m : layout.members) {
+    if (devices) {
+      std::stable_sort(m.begin(), m.end(), [t](core::Rank a, core::Rank b) {
+        return t->device_of(a) < t->device_of(b);
+      });
+    }
+    order.insert(order.end(), m.begin(), m.end());
+  }
+  return order;
+}
+
 std::string node_reducing_switch(const Request& req, std::uint32_t topology_node) {
   const core::Topology* t = req.topology;
   if (t == nullptr || t->is_full_mesh()) {

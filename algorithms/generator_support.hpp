@@ -125,6 +125,13 @@ struct NodeLayout {
 };
 NodeLayout node_layout(const Request& req);
 
+/// A ring order for the request's placement that crosses each node boundary once (the rank
+/// renaming of Rico-Gallego and Diaz-Martin, "Improving the performance of MPI_Allreduce through
+/// rank renaming", NESUS 2014): the nodes in order of their lowest rank, and in each node its
+/// ranks by the device they run on (slot order, so a socket's ranks stay together). Position i of
+/// the ring holds rank order[i]. Without a topology, or on a full mesh, the identity.
+std::vector<core::Rank> renamed_ring_order(const Request& req);
+
 /// The name of the in-network reducing switch inside topology node `topology_node` (an NVSwitch
 /// with NVLink SHARP), or "" when the node has none.
 std::string node_reducing_switch(const Request& req, std::uint32_t topology_node);

@@ -22,6 +22,12 @@
 // uniform topology; with uneven blocks every step is paced by the largest block and cost()
 // declines.
 //
+// order=renamed replaces the stride with the placement's own order (generator_support.hpp,
+// renamed_ring_order; Rico-Gallego and Diaz-Martin, "Improving the performance of MPI_Allreduce
+// through rank renaming", NESUS 2014): the process-to-core mapping stays, the ranks are renamed so
+// that ring neighbours share a node, and a round-robin placement crosses each node boundary once
+// instead of on every link. Any permutation works in the schedule below; only the order changes.
+//
 // Refused when gcd(stride, p) != 1: then i * stride mod p repeats before it visits every rank and
 // the permutation is not one (it splits into gcd(stride, p) separate rings).
 //
@@ -56,6 +62,28 @@ std::uint64_t stride_of(const Request& req) {
   return static_cast<std::uint64_t>(it == req.params.end() ? kDefaultStride : it->second);
 }
 
+/// `order`: 0 the stride's affine order, 1 the renamed order of the placement.
+constexpr std::int64_t kOrderStride = 0;
+constexpr std::int64_t kOrderRenamed = 1;
+bool renamed(const Request& req) {
+  const auto it = req.params.find("order");
+  return it != req.params.end() && it->second == kOrderRenamed;
+}
+
+/// Position i of the ring holds rank sigma[i].
+std::vector<core::Rank> ring_order(const Request& req) {
+  const std::uint32_t p = req.ranks;
+  if (renamed(req)) {
+    return detail::renamed_ring_order(req);
+  }
+  const std::uint64_t stride = stride_of(req) % p;
+  std::vector<core::Rank> sigma(p);
+  for (std::uint32_t i = 0; i < p; ++i) {
+    sigma[i] = static_cast<core::Rank>((std::uint64_t{i} * stride) % p);
+  }
+  return sigma;
+}
+
 OpCounts ring_reordered_counts(std::uint32_t p) {
   if (p < 2) {
     return {};
@@ -65,6 +93,9 @@ OpCounts ring_reordered_counts(std::uint32_t p) {
 }
 
 std::string ring_reordered_refusal(const Request& req) {
+  if (renamed(req)) {
+    return detail::size_limit_refusal(ring_reordered_counts(req.ranks));
+  }
   const std::uint64_t stride = stride_of(req);
   const std::uint64_t g = std::gcd(stride, std::uint64_t{req.ranks});
   if (g != 1) {
@@ -85,12 +116,10 @@ core::Schedule generate_ring_reordered(const Request& req) {
     s.finish();
     return s;
   }
-  const std::uint64_t stride = stride_of(req) % p;
-  // sigma(i) = i * stride mod p and its inverse.
-  std::vector<core::Rank> sigma(p);
+  // sigma (position -> rank) and its inverse.
+  const std::vector<core::Rank> sigma = ring_order(req);
   std::vector<std::uint32_t> position(p);
   for (std::uint32_t i = 0; i < p; ++i) {
-    sigma[i] = static_cast<core::Rank>((std::uint64_t{i} * stride) % p);
     position[sigma[i]] = i;
   }
   // Block b is data[offset[b], offset[b + 1]).
@@ -153,13 +182,21 @@ AlgorithmInfo describe_allreduce_ring_reordered() {
   AlgorithmInfo a;
   a.name = kName;
   a.collective = core::CollectiveKind::allreduce;
-  a.summary = "ring allreduce over the ring order sigma(i) = i * stride mod p (neighbours r +- "
-              "stride): rank placement on a topology";
+  a.summary = "ring allreduce over a permuted ring order: sigma(i) = i * stride mod p "
+              "(neighbours r +- stride), or the placement's ranks renamed node by node "
+              "(order=renamed)";
   a.source = "Patarasuk & Yuan, JPDC 2009 (ring), with the rank reordering of algorithms.md 1.10 "
-             "item 6";
+             "item 6 and the rank renaming of Rico-Gallego & Diaz-Martin, NESUS 2014";
   a.params = {{"stride", kDefaultStride, 1, 1 << 30,
-               "ring step: rank r sends to r + stride mod p (must be coprime with p)"}};
-  a.constraints = {"stride must be coprime with the rank count"};
+               "ring step: rank r sends to r + stride mod p (must be coprime with p)"},
+              {"order",
+               kOrderStride,
+               kOrderStride,
+               kOrderRenamed,
+               "stride: the ring of r +- stride; renamed: the placement's ranks node by node, in "
+               "slot order within a node (each node boundary crossed once; stride is ignored)",
+               {"stride", "renamed"}}};
+  a.constraints = {"stride must be coprime with the rank count (order=stride)"};
   a.check = ring_reordered_refusal;
   a.generate = generate_ring_reordered;
   a.cost = ring_reordered_cost;

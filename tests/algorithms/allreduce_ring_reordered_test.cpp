@@ -2,6 +2,7 @@
 #include "collsim/algorithms/registry.hpp"
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
 #include <numeric>
@@ -116,4 +117,35 @@ TEST_CASE("ring_reordered allreduce declares the ring's closed form when p divid
   CHECK(c->beta_bytes == 2.0 * 400);
   CHECK(c->gamma_bytes == 400.0);
   CHECK_FALSE(reg.cost(algo, reordered_request(5, 501, 2)).has_value());
+}
+
+TEST_CASE("ring_reordered order=renamed follows the placement node by node",
+          "[algorithms][allreduce][ring_reordered]") {
+  const auto reg = algorithms::make_default_registry();
+  const auto& algo = reg.find(core::CollectiveKind::allreduce, "ring_reordered");
+  algorithms::Request req = testing::allreduce_request(12, 1200);
+  req.params["order"] = 1;  // renamed
+  req.params["stride"] = 6; // ignored: no refusal for a stride sharing a factor with p
+  CHECK(reg.refusal(algo, req).empty());
+  // Without a topology the order is the identity: the plain ring.
+  const core::Schedule plain = ring_reordered(12, 1200, 1);
+  const core::Schedule bare = reg.generate(algo, req);
+  REQUIRE(bare.op_count() == plain.op_count());
+  for (core::OpId id = 0; id < plain.op_count(); ++id) {
+    CHECK(bare.op(id) == plain.op(id));
+  }
+  // On a cluster (block placement, 4 per node) each node's ranks are neighbours: the ring crosses
+  // each of the 3 node boundaries once, and the schedule is still an allreduce.
+  core::ClusterSpec c;
+  c.devices_per_node = 4;
+  const core::Topology t = topologies::build_cluster(c, core::EndpointSpec{}, 12);
+  req.topology = &t;
+  const core::Schedule renamed = reg.generate(algo, req);
+  CHECK(core::check_semantics(renamed).summary() == "");
+  const auto traffic = testing::traffic(renamed);
+  std::uint32_t off_node = 0;
+  for (core::Rank r = 0; r < 12; ++r) {
+    off_node += t.node_of(traffic[r].send_peers.front()) != t.node_of(r) ? 1 : 0;
+  }
+  CHECK(off_node == 3);
 }
