@@ -4,6 +4,7 @@
 #include <array>
 #include <fmt/format.h>
 #include <map>
+#include <numeric>
 
 namespace collsim::algorithms::detail {
 
@@ -161,24 +162,48 @@ core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how)
     return data_range(offset, length);
   };
   const auto before = [p](std::uint32_t b) { return b == 0 ? p - 1 : b - 1; };
+  // The ring runs over positions; position i holds rank sigma[i] and that rank's block, so the
+  // collective's result is the same for any order (block r stays rank r's).
+  const auto order = req.params.find("order");
+  std::vector<core::Rank> sigma(p);
+  if (order != req.params.end() && order->second == kRingOrderRenamed) {
+    sigma = renamed_ring_order(req);
+  } else {
+    std::iota(sigma.begin(), sigma.end(), core::Rank{0});
+  }
+  std::vector<std::uint32_t> position(p);
+  for (std::uint32_t i = 0; i < p; ++i) {
+    position[sigma[i]] = i;
+  }
   std::array<std::uint32_t, 1> dep{};
   for (core::Rank r = 0; r < p; ++r) {
     s.begin_rank(r);
-    const core::Rank next = r + 1 == p ? 0 : r + 1;
-    const core::Rank prev = before(r);
-    std::uint32_t send_block = how == Arrive::store ? r : prev;
+    const std::uint32_t i = position[r];
+    const core::Rank next = sigma[i + 1 == p ? 0 : i + 1];
+    const core::Rank prev = sigma[before(i)];
+    std::uint32_t send_pos = how == Arrive::store ? i : before(i);
     for (std::uint32_t step = 0; step + 1 < p; ++step) {
-      const std::uint32_t recv_block = before(send_block);
+      const std::uint32_t recv_pos = before(send_pos);
       // Send at local 2s, receive at 2s + 1: step s forwards what step s-1 received (or combined).
       dep[0] = step == 0 ? 0 : 2 * step - 1;
-      add_op(s, core::OpKind::send, next, block(send_block),
+      add_op(s, core::OpKind::send, next, block(sigma[send_pos]),
              std::span(dep.data(), step == 0 ? 0 : 1));
-      add_op(s, receive_kind(how), prev, block(recv_block), {});
-      send_block = recv_block;
+      add_op(s, receive_kind(how), prev, block(sigma[recv_pos]), {});
+      send_pos = recv_pos;
     }
   }
   s.finish();
   return s;
+}
+
+ParamSpec ring_order_param() {
+  return {"order",
+          kRingOrderRank,
+          kRingOrderRank,
+          kRingOrderRenamed,
+          "rank: the ring r -> r+1; renamed: the placement's ranks node by node, in slot order "
+          "within a node (each node boundary crossed once)",
+          {"rank", "renamed"}};
 }
 
 std::optional<CostTerms> block_ring_cost(const Request& req, Arrive how) {

@@ -77,6 +77,12 @@ OpCounts linear_rooted_counts(std::uint32_t p);
 /// Zero-length blocks (fewer bytes than ranks) keep their messages, so the alpha term does not
 /// depend on n. With combine, the partial sum of block b starts at rank b+1 and is complete at b.
 core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how);
+
+/// The `order` parameter of the block rings (allgather and reduce-scatter `ring`): the ring of
+/// ranks r -> r+1 (kRingOrderRank, the default) or renamed_ring_order's (kRingOrderRenamed).
+constexpr std::int64_t kRingOrderRank = 0;
+constexpr std::int64_t kRingOrderRenamed = 1;
+ParamSpec ring_order_param();
 /// Its exact operation and dependency counts.
 OpCounts block_ring_counts(std::uint32_t p);
 /// (p-1)a + (p-1)/p n b (+ (p-1)/p n g when combining), exact when p divides n; otherwise a step

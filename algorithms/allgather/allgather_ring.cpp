@@ -13,7 +13,10 @@
 // bytes may be empty; their zero-length messages are kept on both sides, as MPICH sends them, so
 // the schedule's shape (and its alpha term) does not depend on n.
 //
-// The pattern is shared with the mirrored collective (detail::block_ring_pass).
+// The pattern is shared with the mirrored collective (detail::block_ring_pass). `order=renamed`
+// runs it over the placement's ranks node by node (detail::renamed_ring_order, the rank renaming
+// of Rico-Gallego and Diaz-Martin, NESUS 2014): r+1 and r-1 become the ring neighbours of r's
+// position, each rank keeps its own block.
 // Dependencies (2(p-1) operations, p-2 dependencies per rank): a send forwards the block the
 // previous step received, so it waits for that receive. A receive writes a block this rank has
 // never touched before, so it waits for nothing.
@@ -38,6 +41,7 @@ AlgorithmInfo describe_allgather_ring() {
   a.source = "Thakur, Rabenseifner & Gropp, IJHPCA 2005; MPICH MPIR_Allgather_intra_ring; Open MPI "
              "ompi_coll_base_allgather_intra_ring";
   a.aliases = {"ompi:4", "ompi:ring", "mpich:ring", "smpi:NTSLR", "smpi:NTSLR_NB"};
+  a.params = {detail::ring_order_param()};
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
   };

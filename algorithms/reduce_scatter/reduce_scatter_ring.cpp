@@ -16,7 +16,10 @@
 // Zero-length messages (blocks shorter than p bytes) are kept, so the alpha term does not depend
 // on n.
 //
-// The pattern is shared with the mirrored collective (detail::block_ring_pass).
+// The pattern is shared with the mirrored collective (detail::block_ring_pass). `order=renamed`
+// runs it over the placement's ranks node by node (detail::renamed_ring_order, the rank renaming
+// of Rico-Gallego and Diaz-Martin, NESUS 2014): r+1 and r-1 become the ring neighbours of r's
+// position, each rank keeps its own block.
 // Dependencies (2(p-1) operations, p-2 dependencies per rank): a send forwards the partial sum
 // the previous step produced, so it waits for that recv_reduce. A recv_reduce combines into a
 // block no earlier operation of this rank touched (its own contribution, not yet sent).
@@ -39,6 +42,7 @@ AlgorithmInfo describe_reduce_scatter_ring() {
   a.source = "Patarasuk & Yuan, JPDC 2009; Open MPI ompi_coll_base_reduce_scatter_intra_ring";
   a.aliases = {"ompi:3", "ompi:ring", "smpi:ompi_ring"};
   a.constraints = {"commutative operation only (ranks combine in ring order)"};
+  a.params = {detail::ring_order_param()};
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
   };
