@@ -25,6 +25,8 @@ void add_check(CLI::App& app);
 void add_expect(CLI::App& app);
 void add_workload(CLI::App& app);
 void add_compare(CLI::App& app);
+/// `collsim place` (command_place.cpp): rank placement for a traffic pattern.
+void add_place(CLI::App& app);
 /// Only in builds with Qt6 Charts (COLLSIM_HAVE_CHARTS).
 void add_plot(CLI::App& app);
 

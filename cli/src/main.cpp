@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_expect(app);
   collsim::cli::add_workload(app);
   collsim::cli::add_compare(app);
+  collsim::cli::add_place(app);
 #ifdef COLLSIM_HAVE_CHARTS
   collsim::cli::add_plot(app);
 #endif
