@@ -120,7 +120,7 @@ std::int32_t socket_of(hwloc_topology_t topo, hwloc_obj_t o) {
 /// A bridge's own PCI ids and link (a PCI-to-PCI bridge; nullptr for a host bridge).
 const hwloc_obj_attr_u::hwloc_pcidev_attr_s* bridge_pci(hwloc_obj_t b) {
   return b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI ? &b->attr->bridge.upstream.pci
-                                                              : nullptr;
+                                                               : nullptr;
 }
 
 /// The top of a GPU's package: the GPU, or the bridges of its own vendor right above it. AMD's
