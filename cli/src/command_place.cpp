@@ -10,7 +10,6 @@
 #include "collsim/io/scenario_loader.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -150,11 +149,7 @@ void add_place(CLI::App& app) {
     emit(a->format == "json" ? json(p, scenario.name, rows) : table(p, scenario.name, rows),
          a->output);
     if (!a->rankfile.empty()) {
-      std::ofstream f(a->rankfile);
-      f << analysis::ompi_rankfile(p, chosen(rows).mapping);
-      if (!f) {
-        throw core::UsageError(fmt::format("cannot write '{}'", a->rankfile));
-      }
+      emit(analysis::ompi_rankfile(p, chosen(rows).mapping), a->rankfile);
       std::cerr << fmt::format("collsim: wrote {}\n", a->rankfile);
     }
   });
