@@ -36,6 +36,9 @@ packages=(
   # hwloc for `collsim topology import --lstopo` (reads lstopo XML with hwloc's own library) and
   # `collsim-probe --describe`; hwloc-nox gives lstopo-no-graphics for a node's own XML.
   libhwloc-dev hwloc-nox
+  # `collsim place --method scotch` (Scotch 7's static mapping) and `--method mip` (the exact
+  # placement model, solved by COIN-OR CBC through its C interface).
+  libscotch-dev coinor-libcbc-dev
   # zlib for gzip-compressed PyTorch profiler traces (`collsim workload import --kineto`).
   zlib1g-dev
   # Qt6 Charts for collsim-gui and `collsim plot` (drawn on Qt's offscreen platform without a

@@ -9,9 +9,10 @@
 
 #include "collsim/analysis/placement.hpp"
 
+#include "placement_loads.hpp"
+
 #include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
-#include "collsim/engines/loggp.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -204,6 +206,12 @@ PlacementProblem make_placement_problem(const core::Scenario& scenario, TrafficP
   if (pattern.ranks < 2) {
     throw core::UsageError("a pattern of fewer than 2 ranks has nothing to place");
   }
+  // The problem keeps every slot pair's route and cost (ranks^2 entries): 4096 ranks is 16.8 M
+  // pairs, about 1 GB with their routes.
+  if (pattern.ranks > kMaxPlacementRanks) {
+    throw core::UsageError(fmt::format("a pattern of {} ranks: collsim place handles at most {}",
+                                       pattern.ranks, kMaxPlacementRanks));
+  }
   core::TopologySpec spec = scenario.topology;
   spec.system.placement.order = "block";
   spec.system.placement.rankfile.clear();
@@ -219,13 +227,43 @@ PlacementProblem make_placement_problem(const core::Scenario& scenario, TrafficP
   }
   p.seconds_per_byte.assign(std::size_t{n} * n, 0.0);
   p.latency.assign(std::size_t{n} * n, 0.0);
+  p.route_offset.assign(std::size_t{n} * n + 1, 0);
+  // A route between nodes is the source's path to its egress NIC, the network's path between the
+  // two NICs and the destination NIC's path to its device (Topology::route_between builds it the
+  // same way): the NIC pairs and the in-node legs are computed once, not for every slot pair.
+  const auto& devices = p.topology.devices();
+  std::map<std::pair<core::DeviceId, core::DeviceId>, std::vector<core::LinkId>> legs;
+  const auto leg = [&](core::DeviceId a, core::DeviceId b) -> const std::vector<core::LinkId>& {
+    auto it = legs.find({a, b});
+    if (it == legs.end()) {
+      it = legs.emplace(std::pair{a, b}, p.topology.route_between(a, b)).first;
+    }
+    return it->second;
+  };
+  const auto route = [&](core::DeviceId a, core::DeviceId b) {
+    const core::DeviceId out = devices[a].egress;
+    const core::DeviceId in = devices[b].egress;
+    if (devices[a].node == devices[b].node || out == core::kNoDevice || in == core::kNoDevice) {
+      return p.topology.route_between(a, b);
+    }
+    std::vector<core::LinkId> path = leg(a, out);
+    const auto& net = leg(out, in);
+    const auto& tail = leg(in, b);
+    path.insert(path.end(), net.begin(), net.end());
+    path.insert(path.end(), tail.begin(), tail.end());
+    return path;
+  };
   for (std::uint32_t a = 0; a < n; ++a) {
     for (std::uint32_t b = 0; b < n; ++b) {
+      const std::size_t k = std::size_t{a} * n + b;
       if (a != b && p.slots[a] != p.slots[b]) {
-        const core::RouteCost c = p.topology.route_cost_between(p.slots[a], p.slots[b]);
-        p.seconds_per_byte[std::size_t{a} * n + b] = 1.0 / c.bottleneck.bytes_per_second;
-        p.latency[std::size_t{a} * n + b] = c.latency.value;
+        const std::vector<core::LinkId> path = route(p.slots[a], p.slots[b]);
+        const core::RouteCost c = p.topology.cost_of(path);
+        p.seconds_per_byte[k] = 1.0 / c.bottleneck.bytes_per_second;
+        p.latency[k] = c.latency.value;
+        p.route_links.insert(p.route_links.end(), path.begin(), path.end());
       }
+      p.route_offset[k + 1] = static_cast<std::uint32_t>(p.route_links.size());
     }
   }
   p.partners.resize(n);
@@ -299,15 +337,23 @@ Mapping place_greedy(const PlacementProblem& p) {
 }
 
 Mapping place_anneal(const PlacementProblem& p, Mapping start, std::uint64_t seed,
-                     std::uint64_t moves) {
+                     std::uint64_t moves, Objective objective) {
   const std::uint32_t n = p.pattern.ranks;
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<std::uint32_t> pick(0, n - 1);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   Mapping m = std::move(start);
-  // The change of the surrogate when ranks a and b trade slots (pairs between a and b are
-  // counted in both ranks' costs, before and after alike).
+  const bool congestion = objective == Objective::time;
+  std::optional<detail::LinkLoads> loads;
+  if (congestion) {
+    loads.emplace(p, m);
+  }
+  // The change of the objective when ranks a and b trade slots (for hop-bytes, pairs between a
+  // and b are counted in both ranks' costs, before and after alike).
   const auto delta = [&](std::uint32_t a, std::uint32_t b) {
+    if (congestion) {
+      return loads->swap_delta(m, a, b);
+    }
     const double before = rank_cost(p, m, a, m[a]) + rank_cost(p, m, b, m[b]);
     std::swap(m[a], m[b]);
     const double after = rank_cost(p, m, a, m[a]) + rank_cost(p, m, b, m[b]);
@@ -322,8 +368,10 @@ Mapping place_anneal(const PlacementProblem& p, Mapping start, std::uint64_t see
     return m;
   }
   Mapping best = m;
-  double cost = surrogate_seconds(p, m);
+  double cost = congestion ? loads->congestion() : surrogate_seconds(p, m);
   double best_cost = cost;
+  // Improvements smaller than this are rounding in the running sum, not better mappings.
+  const double eps = 1e-12 * std::max(cost, std::numeric_limits<double>::min());
   for (std::uint64_t k = 0; k < moves; ++k) {
     const double temperature =
         t0 * std::pow(1e-4, static_cast<double>(k) / static_cast<double>(moves));
@@ -334,9 +382,12 @@ Mapping place_anneal(const PlacementProblem& p, Mapping start, std::uint64_t see
     }
     const double d = delta(a, b);
     if (d <= 0.0 || unit(rng) < std::exp(-d / temperature)) {
+      if (congestion) {
+        loads->commit();
+      }
       std::swap(m[a], m[b]);
       cost += d;
-      if (cost < best_cost - 1e-15) {
+      if (cost < best_cost - eps) {
         best_cost = cost;
         best = m;
       }
@@ -345,54 +396,49 @@ Mapping place_anneal(const PlacementProblem& p, Mapping start, std::uint64_t see
   return best;
 }
 
-Mapping place_exhaustive(const PlacementProblem& p) {
-  const std::uint32_t n = p.pattern.ranks;
-  if (n > 10) {
-    throw core::UsageError(
-        fmt::format("exhaustive search of {} ranks: {}! mappings is too many (at most 10)", n, n));
+std::string_view link_class(const PlacementProblem& p, std::uint32_t from_slot,
+                            std::uint32_t to_slot) {
+  const core::DeviceId da = p.slots[from_slot];
+  const core::DeviceId db = p.slots[to_slot];
+  if (da == db) {
+    return "local";
   }
-  Mapping m(n);
-  std::iota(m.begin(), m.end(), 0U);
-  Mapping best = m;
-  double best_cost = surrogate_seconds(p, m);
-  while (std::next_permutation(m.begin(), m.end())) {
-    const double c = surrogate_seconds(p, m);
-    if (c < best_cost - 1e-15) {
-      best_cost = c;
-      best = m;
+  if (p.node[from_slot] != p.node[to_slot]) {
+    return "network";
+  }
+  bool nvlink = false;
+  bool pcie = false;
+  bool socket = false; // the route passes through a socket: it leaves its NUMA domain
+  for (const core::LinkId l : p.route(from_slot, to_slot)) {
+    const core::Link& link = p.topology.links()[l];
+    if (link.kind == core::LinkKind::upi) {
+      return "inter-socket";
     }
+    nvlink = nvlink || link.kind == core::LinkKind::nvlink;
+    pcie = pcie || link.kind == core::LinkKind::pcie;
+    socket = socket ||
+             (link.from != da && p.topology.devices()[link.from].kind == core::DeviceKind::cpu);
   }
-  return best;
+  return nvlink ? "nvlink" : pcie ? "pcie" : socket ? "inter-numa" : "numa";
 }
 
-std::map<std::string, std::uint64_t> bytes_by_link_kind(const PlacementProblem& p,
-                                                        const Mapping& m) {
+std::map<std::string, std::uint64_t> bytes_by_link_class(const PlacementProblem& p,
+                                                         const Mapping& m) {
   std::map<std::string, std::uint64_t> out;
   for (std::uint32_t a = 0; a < p.pattern.ranks; ++a) {
     for (const std::uint32_t b : p.partners[a]) {
-      const std::uint64_t bytes = p.pattern.at(a, b);
-      if (bytes == 0) {
-        continue;
-      }
-      const core::DeviceId da = p.slots[m[a]];
-      const core::DeviceId db = p.slots[m[b]];
-      if (da == db) {
-        out["local"] += bytes;
-        continue;
-      }
-      std::set<std::string> kinds;
-      for (const core::LinkId l : p.topology.route_between(da, db)) {
-        kinds.emplace(core::to_string(p.topology.links()[l].kind));
-      }
-      for (const std::string& k : kinds) {
-        out[k] += bytes;
+      if (const std::uint64_t bytes = p.pattern.at(a, b); bytes > 0) {
+        out[std::string(link_class(p, m[a], m[b]))] += bytes;
       }
     }
   }
   return out;
 }
 
-core::Seconds simulate_exchange(const PlacementProblem& p, const Mapping& m) {
+namespace {
+
+/// Every rank sends its bytes to each partner and receives theirs, all at once.
+core::Schedule exchange_schedule(const PlacementProblem& p) {
   const std::uint32_t n = p.pattern.ranks;
   std::uint64_t out_max = 0;
   std::uint64_t in_max = 0;
@@ -432,22 +478,41 @@ core::Seconds simulate_exchange(const PlacementProblem& p, const Mapping& m) {
     }
   }
   s.finish();
+  return s;
+}
+
+} // namespace
+
+core::Seconds simulate_exchange(const PlacementProblem& p, const Mapping& m,
+                                const EngineChoice& engine) {
+  const std::uint32_t n = p.pattern.ranks;
   core::Topology t = p.topology;
   std::vector<core::DeviceId> devices(n);
   for (core::Rank r = 0; r < n; ++r) {
     devices[r] = p.slots[m[r]];
   }
   t.map_ranks(std::move(devices));
-  return engines::LogGPEngine().run(s, t, core::RunOptions{}).time;
-}
-
-std::string ompi_rankfile(const PlacementProblem& p, const Mapping& m) {
-  std::string out =
-      fmt::format("# {} ranks of {}, placed by collsim place\n", p.pattern.ranks, p.pattern.name);
-  for (std::uint32_t r = 0; r < p.pattern.ranks; ++r) {
-    out += fmt::format("rank {}=+n{} slot={}\n", r, p.node[m[r]], p.local[m[r]]);
+  if (p.pattern.call) {
+    // The call itself on the mapped ranks: generated for them (topology-aware algorithms, NCCL's
+    // rings, see where the ranks now sit), lowered by its library stack, on the engine.
+    const algorithms::Registry registry = algorithms::make_default_registry();
+    const CollectiveCall& c = *p.pattern.call;
+    const algorithms::AlgorithmInfo& algo = registry.find(c.collective, c.algorithm);
+    algorithms::Request req;
+    req.collective = c.collective;
+    req.ranks = n;
+    req.bytes = c.bytes;
+    req.topology = &t;
+    req.params = algorithms::resolve_params(algo, c.params);
+    return simulate(registry, algo, t, engine, req).time;
   }
-  return out;
+  const EngineEntry& e = find_engine(engine.name);
+  if (!e.messages) {
+    throw core::UsageError(fmt::format("engine '{}' prices closed forms, not an exchange of "
+                                       "messages: use loggp or simgrid",
+                                       engine.name));
+  }
+  return e.run(exchange_schedule(p), t, core::RunOptions{}, engine).time;
 }
 
 } // namespace collsim::analysis

@@ -67,6 +67,21 @@ write_compare_plot([[maybe_unused]] const std::vector<analysis::CompareRow>& row
 #endif
 }
 
+std::vector<std::string>
+write_placement_plot([[maybe_unused]] const std::vector<std::string>& cases,
+                     [[maybe_unused]] const std::vector<analysis::PlacementResult>& results,
+                     [[maybe_unused]] const std::string& title,
+                     [[maybe_unused]] const std::string& subtitle, const std::string& dir,
+                     const std::string& format) {
+  check_plots_available(format);
+#ifdef COLLSIM_HAVE_CHARTS
+  return charts::save_charts(
+      {{"placement", charts::placement_chart(cases, results, title, subtitle)}}, dir, format);
+#else
+  return {};
+#endif
+}
+
 void add_plot_options(CLI::App& cmd, PlotOptions& o, const std::string& what) {
   cmd.add_option("--plots", o.dir, "Also write " + what + " into this directory");
   cmd.add_option("--plot-format", o.format, "Format of the --plots charts: png, svg or png,svg")

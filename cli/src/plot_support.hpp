@@ -4,6 +4,7 @@
 // report that the build has no charts.
 
 #include "collsim/analysis/compare.hpp"
+#include "collsim/analysis/placement.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/core/scenario.hpp"
 
@@ -31,6 +32,12 @@ std::vector<std::string> write_workload_plot(const analysis::WorkloadTiming& tim
 std::vector<std::string> write_compare_plot(const std::vector<analysis::CompareRow>& rows,
                                             const std::string& title, const std::string& subtitle,
                                             const std::string& dir, const std::string& format);
+
+/// Writes a placement study (charts::placement_chart) as `<dir>/placement.<ext>`.
+std::vector<std::string> write_placement_plot(const std::vector<std::string>& cases,
+                                              const std::vector<analysis::PlacementResult>& results,
+                                              const std::string& title, const std::string& subtitle,
+                                              const std::string& dir, const std::string& format);
 
 /// `--plots DIR` and `--plot-format` of the commands that draw charts.
 struct PlotOptions {

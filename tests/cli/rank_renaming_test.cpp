@@ -48,3 +48,26 @@ TEST_CASE("renamed ring on a cyclic placement of 4 nodes runs as the ring on a b
   CHECK(time_us(block.path, "ring_reordered --param order=renamed", 65536) ==
         Approx(time_us(block.path, "ring", 65536)).epsilon(1e-9));
 }
+
+TEST_CASE("nccl_ring builds its rings node by node whatever the rank order", "[cli][placement]") {
+  // NCCL searches its rings over the GPU graph (src/graph/search.cc, ncclTopoCompute), not over
+  // rank numbers: a cyclic placement changes which rank sits where, not the rings' route. The
+  // ring is renamed by construction, so nccl_ring needs no order parameter.
+  const auto gpus = [](const std::string& order) {
+    return "base: dgx-a100\ntopology:\n  kind: system\n  nodes: 4\n  placement:\n    order: " +
+           order +
+           "\nstudies:\n  - name: s\n    collective: allreduce\n    algorithms: [nccl_ring]\n"
+           "    ranks: [32]\n    sizes: [64KiB]\n";
+  };
+  const TempScenario block("nccl_renaming_block", gpus("block"));
+  const TempScenario cyclic("nccl_renaming_cyclic", gpus("cyclic"));
+  for (const std::uint64_t bytes : {std::uint64_t{65536}, std::uint64_t{64} << 20}) {
+    CAPTURE(bytes);
+    CHECK(time_us(cyclic.path, "nccl_ring", bytes) ==
+          Approx(time_us(block.path, "nccl_ring", bytes)).epsilon(1e-9));
+    // The MPI ring does follow rank numbers: on the cyclic placement it is slower.
+    if (bytes > 65536) {
+      CHECK(time_us(cyclic.path, "ring", bytes) > 1.04 * time_us(block.path, "ring", bytes));
+    }
+  }
+}

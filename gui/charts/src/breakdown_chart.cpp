@@ -1,5 +1,5 @@
-// Breakdown charts (chart_model.hpp): stacked bars of a workload's step, per phase or per
-// machine. Qt-free, like the other chart models.
+// Bar charts (chart_model.hpp): stacked bars of a workload's step, per phase or per machine,
+// and side-by-side bars of a placement study. Qt-free, like the other chart models.
 
 #include "collsim/charts/chart_model.hpp"
 
@@ -64,6 +64,27 @@ ChartModel compare_chart(const std::vector<analysis::CompareRow>& rows, const st
     exposed.values.push_back(r.timing.exposed.value * 1e3);
   }
   c.bar_sets = {compute, exposed};
+  return c;
+}
+
+ChartModel placement_chart(const std::vector<std::string>& cases,
+                           const std::vector<analysis::PlacementResult>& results,
+                           const std::string& title, const std::string& subtitle) {
+  ChartModel c;
+  c.kind = ChartKind::breakdown;
+  c.stacked = false;
+  c.title = title;
+  c.subtitle = subtitle;
+  c.x = Axis{"case", AxisUnit::category, false};
+  c.y = Axis{"simulated time (us)", AxisUnit::microseconds, false};
+  BarSet block{"block placement (by core/slot)", {}};
+  BarSet found{"placement found", {}};
+  for (std::size_t i = 0; i < cases.size() && i < results.size(); ++i) {
+    c.categories.push_back(cases[i]);
+    block.values.push_back(results[i].block.time.value * 1e6);
+    found.values.push_back(results[i].chosen().time.value * 1e6);
+  }
+  c.bar_sets = {block, found};
   return c;
 }
 

@@ -7,6 +7,7 @@
 #include "svg_file.hpp"
 
 #include <QBarCategoryAxis>
+#include <QBarSeries>
 #include <QBarSet>
 #include <QCategoryAxis>
 #include <QFile>
@@ -164,9 +165,11 @@ void place_marker_labels(QChart* chart, QXYSeries* markers,
   }
 }
 
-/// A breakdown chart's stacked bars: one QBarSet per layer, the categories on a bar axis.
+/// A breakdown chart's bars: one QBarSet per layer (stacked) or per bar of a group (side by
+/// side), the categories on a bar axis.
 void add_bars(QChart* chart, const ChartModel& model) {
-  auto* series = new QStackedBarSeries;
+  QAbstractBarSeries* series =
+      model.stacked ? static_cast<QAbstractBarSeries*>(new QStackedBarSeries) : new QBarSeries;
   Range yr;
   std::vector<double> totals(model.categories.size(), 0.0);
   for (std::size_t i = 0; i < model.bar_sets.size(); ++i) {
@@ -177,7 +180,7 @@ void add_bars(QChart* chart, const ChartModel& model) {
     for (std::size_t c = 0; c < model.categories.size(); ++c) {
       const double v = c < b.values.size() ? b.values[c] : 0.0;
       *set << v;
-      totals[c] += v;
+      totals[c] = model.stacked ? totals[c] + v : std::max(totals[c], v);
     }
     series->append(set);
   }

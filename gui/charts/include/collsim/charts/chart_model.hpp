@@ -6,6 +6,7 @@
 
 #include "collsim/analysis/compare.hpp"
 #include "collsim/analysis/limits.hpp"
+#include "collsim/analysis/placement.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/validate.hpp"
 #include "collsim/core/result.hpp"
@@ -96,6 +97,7 @@ struct ChartModel {
   std::vector<Level> levels;
   std::vector<std::string> categories; ///< breakdown: the bars, left to right
   std::vector<BarSet> bar_sets;        ///< breakdown: the layers, bottom to top
+  bool stacked = true; ///< breakdown: bar sets stacked (parts of a whole), else side by side
   bool operator==(const ChartModel&) const = default;
 };
 
@@ -136,6 +138,12 @@ ChartModel workload_chart(const analysis::WorkloadTiming& timing, const std::str
 /// communication stacked, in ms.
 ChartModel compare_chart(const std::vector<analysis::CompareRow>& rows, const std::string& title,
                          const std::string& subtitle);
+
+/// One placement study (`collsim place --study --plots`): per case, the simulated time of block
+/// placement and of the placement found, side by side, in us.
+ChartModel placement_chart(const std::vector<std::string>& cases,
+                           const std::vector<analysis::PlacementResult>& results,
+                           const std::string& title, const std::string& subtitle);
 
 /// The chart's data as CSV: series,x (unit),y (unit); markers and levels as rows of their own.
 /// Breakdown charts: category,part,value (unit).
