@@ -144,38 +144,9 @@ private:
       m.workload = path_relative_to(text_of(v["workload"], path + ".workload"), file_);
     }
     // The rest is the scenario: a named one, or a variant derived from a base.
-    YAML::Node scenario(YAML::NodeType::Map);
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string k = it->first.Scalar();
-      if (std::find(kVariantKeys.begin(), kVariantKeys.end(), k) == kVariantKeys.end()) {
-        scenario[it->first] = it->second;
-      }
-    }
-    if (v["scenario"]) {
-      if (scenario.size() > 0) {
-        const YAML::Node extra = scenario.begin()->first;
-        throw ScenarioError(pos(extra.Mark()), path + "." + extra.Scalar(),
-                            "a machine names a whole scenario with 'scenario'; to change keys of "
-                            "it, write 'base' instead");
-      }
-      const std::string name = text_of(v["scenario"], path + ".scenario");
-      m.scenario = load_scenario(looks_like_file(name) ? path_relative_to(name, file_) : name);
-      return m;
-    }
-    if (!v["base"]) {
-      throw ScenarioError(
-          m.pos, path,
-          "a machine needs 'scenario' (a preset or a file) or 'base' and the keys it changes");
-    }
-    m.scenario = parse_scenario_node(scenario, m.pos, file_);
-    if (m.scenario.name.empty() || !v["name"]) {
-      m.scenario.name = m.label;
-    }
+    m.scenario = entry_scenario(v, {kVariantKeys.begin(), kVariantKeys.end()},
+                                {"machine", path, m.label}, m.pos, file_);
     return m;
-  }
-
-  static bool looks_like_file(const std::string& name) {
-    return name.find('/') != std::string::npos || name.find('.') != std::string::npos;
   }
 
   std::string file_;

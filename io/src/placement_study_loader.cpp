@@ -185,40 +185,9 @@ private:
       c.objective =
           name_of(v["objective"], path + ".objective", "placement objective", kObjectives);
     }
-    c.scenario = scenario_of(v, path, c);
+    c.scenario = entry_scenario(v, {kCaseKeys.begin(), kCaseKeys.end()}, {"case", path, c.label},
+                                c.pos, file_);
     return c;
-  }
-
-  core::Scenario scenario_of(const YAML::Node& v, const std::string& path,
-                             const PlacementCase& c) const {
-    YAML::Node scenario(YAML::NodeType::Map);
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      const std::string k = it->first.Scalar();
-      if (std::find(kCaseKeys.begin(), kCaseKeys.end(), k) == kCaseKeys.end()) {
-        scenario[it->first] = it->second;
-      }
-    }
-    if (v["scenario"]) {
-      if (scenario.size() > 0) {
-        const YAML::Node extra = scenario.begin()->first;
-        throw ScenarioError(pos(extra.Mark()), path + "." + extra.Scalar(),
-                            "a case names a whole scenario with 'scenario'; to change keys of "
-                            "it, write 'base' instead");
-      }
-      const std::string name = text_of(v["scenario"], path + ".scenario");
-      const bool file = name.find('/') != std::string::npos || name.find('.') != std::string::npos;
-      return load_scenario(file ? path_relative_to(name, file_) : name);
-    }
-    if (!v["base"]) {
-      throw ScenarioError(c.pos, path,
-                          "a case needs 'scenario' (a preset or a file) or 'base' and the keys it "
-                          "changes");
-    }
-    core::Scenario s = parse_scenario_node(scenario, c.pos, file_);
-    if (!v["name"]) {
-      s.name = c.label;
-    }
-    return s;
   }
 
   std::string file_;
