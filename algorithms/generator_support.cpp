@@ -1,5 +1,7 @@
 #include "generator_support.hpp"
 
+#include "collsim/core/layout.hpp"
+
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -106,7 +108,6 @@ OpCounts linear_rooted_counts(std::uint32_t p) {
 
 core::Schedule linear_rooted(const Request& req, const char* name, bool to_root) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
   const core::Rank root = req.root;
   core::Schedule s(make_header(req, 0, name));
   const OpCounts counts = linear_rooted_counts(p);
@@ -115,20 +116,26 @@ core::Schedule linear_rooted(const Request& req, const char* name, bool to_root)
     s.finish();
     return s;
   }
+  const core::BlockLayout lay(s.header());
   const auto block = [&](core::Rank q) {
-    const auto [offset, len] = core::block_range(n, p, q);
+    const auto [offset, len] = lay.block(q);
     return data_range(offset, len);
   };
+  // gatherv / scatterv (Open MPI coll/basic gatherv and scatterv): a zero count moves no message
+  // either way. The uniform collectives keep their zero-byte messages (n < p).
+  const auto skipped = [&](core::Rank q) { return lay.varying() && lay.block(q).second == 0; };
   std::array<std::uint32_t, 1> dep{};
   for (core::Rank r = 0; r < p; ++r) {
     s.begin_rank(r);
     if (r != root) {
-      add_op(s, to_root ? core::OpKind::send : core::OpKind::recv, root, block(r), {});
+      if (!skipped(r)) {
+        add_op(s, to_root ? core::OpKind::send : core::OpKind::recv, root, block(r), {});
+      }
       continue;
     }
     bool first = true;
     for (core::Rank q = 0; q < p; ++q) {
-      if (q != root) {
+      if (q != root && !skipped(q)) {
         dep[0] = add_op(s, to_root ? core::OpKind::recv : core::OpKind::send, q, block(q),
                         std::span(dep.data(), first ? 0 : 1));
         first = false;
@@ -149,7 +156,6 @@ OpCounts block_ring_counts(std::uint32_t p) {
 
 core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, name));
   const OpCounts counts = block_ring_counts(p);
   s.reserve(counts.ops, counts.deps);
@@ -157,8 +163,12 @@ core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how)
     s.finish();
     return s;
   }
+  // Blocks at their counts for allgatherv and MPI_Reduce_scatter (core::BlockLayout): the ring
+  // moves a zero-count block as a zero-byte message, as Open MPI's allgatherv and
+  // reduce_scatter rings do (their sendrecv does not skip it).
+  const core::BlockLayout lay(s.header());
   const auto block = [&](std::uint32_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+    const auto [offset, length] = lay.block(b);
     return data_range(offset, length);
   };
   const auto before = [p](std::uint32_t b) { return b == 0 ? p - 1 : b - 1; };
@@ -209,8 +219,8 @@ ParamSpec ring_order_param() {
 std::optional<CostTerms> block_ring_cost(const Request& req, Arrive how) {
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
-  if (p == 0 || n % p != 0) {
-    return std::nullopt;
+  if (p == 0 || n % p != 0 || !req.counts.empty()) {
+    return std::nullopt; // unequal blocks: each step is paced by its largest block
   }
   const auto moved = static_cast<double>((p - 1) * (n / p)); // (p-1)/p n, exact: p divides n
   return CostTerms{static_cast<double>(p - 1), moved, how == Arrive::combine ? moved : 0.0};

@@ -111,6 +111,11 @@ inline std::optional<CostTerms> linear_rooted_cost(const Request& req) {
     return CostTerms{};
   }
   const std::uint64_t n = req.bytes.value;
+  if (!req.counts.empty()) {
+    // gatherv / scatterv: only non-zero blocks move; one start-up if any does.
+    const std::uint64_t moved = n - req.counts[req.root];
+    return CostTerms{moved > 0 ? 1.0 : 0.0, static_cast<double>(moved), 0.0};
+  }
   return CostTerms{1.0, static_cast<double>(n - core::block_range(n, p, req.root).second), 0.0};
 }
 

@@ -2,6 +2,8 @@
 
 #include "nccl_p2p.hpp"
 
+#include "collsim/core/layout.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <numeric>
@@ -146,13 +148,13 @@ void emit_p2p(const P2pPlan& pl, Sink& sink, const P2pRound& round,
 
 std::function<void(const Request&, const P2pPlan&, Sink&)> rooted_p2p(bool to_root) {
   return [to_root](const Request& req, const P2pPlan& pl, Sink& sink) {
-    const std::uint64_t n = req.bytes.value;
+    const core::BlockLayout lay(req.collective, req.ranks, req.bytes.value, req.counts);
     const core::Rank root = req.root;
     emit_p2p(
         pl, sink,
         [&](core::Rank r, core::Rank to, core::Rank from) {
           const auto block = [&](core::Rank q, core::Rank peer) {
-            const auto [off, len] = core::block_range(n, pl.p, q);
+            const auto [off, len] = lay.block(q);
             return P2pSide{peer, off, len};
           };
           std::optional<P2pSide> send;
@@ -209,6 +211,7 @@ AlgorithmInfo describe_p2p(const P2pCollective& c) {
   };
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = c.cost_formula;
+  a.counts = c.counts;
   return a;
 }
 

@@ -61,10 +61,14 @@ struct P2pCollective {
   std::function<std::string(const Request&)> refusal;
   /// The collective's operations under the plan (emit_p2p with its rounds).
   std::function<void(const Request&, const P2pPlan&, Sink&)> emit;
+  /// `emit` honours per-rank counts (AlgorithmInfo::counts): each send and receive carries its
+  /// pair's count, as ncclSend/ncclRecv of a framework's alltoallv do.
+  bool counts = false;
 };
 /// Gather (`to_root`: every rank's block to the root, which receives them in round order) or
 /// scatter (the root sends every rank its block): the emit of their P2pCollective. Blocks are
-/// core::block_range(n, p, q) of the data buffer; the root's own stays in place.
+/// core::BlockLayout's (block_range(n, p, q), or the counts' displacements for gatherv and
+/// scatterv) of the data buffer; the root's own stays in place.
 std::function<void(const Request&, const P2pPlan&, Sink&)> rooted_p2p(bool to_root);
 
 /// The registry entry "nccl_p2p" (alias "nccl:p2p") of `c.collective`: parameters `protocol` and

@@ -10,6 +10,7 @@
 #include "barrier/barrier_algorithms.hpp"
 #include "bcast/bcast_algorithms.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 #include "gather/gather_algorithms.hpp"
 #include "reduce/reduce_algorithms.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
@@ -175,6 +176,17 @@ std::string Registry::refusal(const AlgorithmInfo& algo, Request& request) const
   if (request.root >= request.ranks) {
     return fmt::format("root {} is not a rank: ranks are 0..{}", request.root, request.ranks - 1);
   }
+  if (!request.counts.empty()) {
+    if (!algo.counts) {
+      return fmt::format("{} takes no per-rank counts (it has no {} variant)", algo.name,
+                         core::collective_display_name(algo.collective, true));
+    }
+    if (std::string why = core::counts_problem(request.collective, request.ranks,
+                                               request.bytes.value, request.counts);
+        !why.empty()) {
+      return why;
+    }
+  }
   if (algo.check) {
     return algo.check(request);
   }
@@ -190,7 +202,7 @@ core::Schedule Registry::generate(const AlgorithmInfo& algo, Request request) co
   const core::ScheduleHeader& h = s.header();
   // A generator that disagrees with its request is a collsim bug, never the user's.
   if (h.algorithm != algo.name || h.collective != request.collective || h.ranks != request.ranks ||
-      h.bytes != request.bytes || h.root != request.root) {
+      h.bytes != request.bytes || h.root != request.root || h.counts != request.counts) {
     throw core::InternalError(fmt::format(
         "generator '{}' returned a schedule for '{}' ({} ranks, {} bytes, root {}) instead of "
         "({} ranks, {} bytes, root {})",
@@ -216,9 +228,10 @@ core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes, std:
   h.ranks = r.ranks;
   h.bytes = r.bytes;
   h.root = r.root;
+  h.counts = r.counts;
   // In place: the user buffer is the whole vector, except alltoall, which needs its input and its
-  // output side by side (the symbolic checker reads the output from [bytes, 2 * bytes)).
-  h.data_bytes = r.collective == core::CollectiveKind::alltoall ? 2 * r.bytes.value : r.bytes.value;
+  // output side by side (the symbolic checker reads the output from data[bytes]).
+  h.data_bytes = core::BlockLayout(h).data_bytes();
   h.tmp_bytes = tmp_bytes;
   h.algorithm = std::move(algorithm);
   return h;
@@ -245,6 +258,7 @@ Registry make_default_registry() {
   r.add(describe_allreduce_han());
   r.add(describe_allreduce_mpich_ch4());
   r.add(describe_allreduce_recursive_knomial());
+  r.add(describe_allreduce_arrival_tree()); // issue 21: imbalance-aware
   // end of block D
   // reduce, bcast (block A)
   r.add(describe_reduce_linear());
@@ -315,6 +329,7 @@ Registry make_default_registry() {
   r.add(describe_alltoall_pairwise_sendrecv_replace());
   r.add(describe_alltoall_recursive_doubling());
   r.add(describe_alltoall_2dmesh());
+  r.add(describe_alltoall_node_aware()); // issue 21: neighborhood exchanges
   r.add(describe_barrier_recexch());
   r.add(describe_bcast_pipelined_tree());
   // end of block F
@@ -340,6 +355,7 @@ Registry make_default_registry() {
   r.add(describe_allreduce_torus());
   r.add(describe_bcast_two_level());
   r.add(describe_reduce_two_level());
+  r.add(describe_reduce_arrival_tree()); // issue 21: imbalance-aware
   r.add(describe_allgather_two_level());
   r.add(describe_gather_two_level());
   r.add(describe_scatter_two_level());

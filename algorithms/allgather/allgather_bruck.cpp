@@ -31,6 +31,7 @@
 // The final copies wait as a send of one step more would.
 
 #include "allgather/allgather_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 #include <algorithm>
@@ -82,6 +83,7 @@ core::Schedule generate_bruck(const Request& req) {
   const std::uint64_t n = req.bytes.value;
   const std::uint32_t radix = radix_of(req);
   core::Schedule s(make_header(req, p > 1 ? n : 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = bruck_counts(p, radix);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -95,13 +97,14 @@ core::Schedule generate_bruck(const Request& req) {
   for (core::Rank r = 0; r < p; ++r) {
     s.begin_rank(r);
     for (std::uint32_t j = 0; j < p; ++j) {
-      local[j + 1] = local[j] + core::block_range(n, p, (std::uint64_t{r} + j) % p).second;
+      local[j + 1] =
+          local[j] + lay.block(static_cast<core::Rank>((std::uint64_t{r} + j) % p)).second;
     }
     // Local blocks [first, first + count) of tmp.
     const auto rotated = [&](std::uint64_t first, std::uint64_t count) {
       return detail::tmp_range(local[first], local[first + count] - local[first]);
     };
-    const auto [own_offset, own_length] = core::block_range(n, p, r);
+    const auto [own_offset, own_length] = lay.block(r);
     const std::uint64_t own_end = own_offset + own_length;
     deps.assign(1, s.copy(detail::data_range(own_offset, own_length), rotated(0, 1)));
     std::uint64_t d = 1;
@@ -133,6 +136,9 @@ core::Schedule generate_bruck(const Request& req) {
 }
 
 std::optional<CostTerms> bruck_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p == 0 || n % p != 0 || radix_of(req) != 2) {
@@ -160,6 +166,8 @@ AlgorithmInfo describe_allgather_bruck() {
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(bruck_counts(req.ranks, radix_of(req)));
   };
+  a.counts = true; // allgatherv: Open MPI ompi_coll_base_allgatherv_intra_bruck; MPICH
+                   // MPIR_Allgatherv_intra_brucks
   a.generate = generate_bruck;
   a.cost = bruck_cost;
   a.cost_formula = "radix 2: ceil(lg p) a + (p-1)/p n b, plus two local copies of n (exact when p "

@@ -26,6 +26,7 @@
 // waits for that receive. Receives write blocks never touched before.
 
 #include "allgather/allgather_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 #include <array>
@@ -58,8 +59,8 @@ std::string neighbor_exchange_refusal(const Request& req) {
 
 core::Schedule generate_neighbor_exchange(const Request& req) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = neighbor_exchange_counts(p);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -67,8 +68,8 @@ core::Schedule generate_neighbor_exchange(const Request& req) {
     return s;
   }
   const auto blocks = [&](std::uint32_t first, std::uint32_t count) {
-    const std::uint64_t begin = core::block_range(n, p, first).first;
-    const std::uint64_t end = core::block_range(n, p, first + count).first; // first + count <= p
+    const std::uint64_t begin = lay.block(first).first;
+    const std::uint64_t end = lay.block(first + count).first; // first + count <= p
     return detail::data_range(begin, end - begin);
   };
   const auto wrap = [p](std::int64_t q) {
@@ -101,6 +102,9 @@ core::Schedule generate_neighbor_exchange(const Request& req) {
 }
 
 std::optional<CostTerms> neighbor_exchange_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p == 0 || n % p != 0 || (p > 1 && p % 2 != 0)) {
@@ -122,6 +126,7 @@ AlgorithmInfo describe_allgather_neighbor_exchange() {
   a.aliases = {"ompi:5", "ompi:neighbor", "smpi:ompi_neighborexchange"};
   a.constraints = {"ranks must be even"};
   a.check = neighbor_exchange_refusal;
+  a.counts = true; // allgatherv: Open MPI ompi_coll_base_allgatherv_intra_neighborexchange
   a.generate = generate_neighbor_exchange;
   a.cost = neighbor_exchange_cost;
   a.cost_formula = "(p/2) a + (p-1)/p n b (p even; exact when p divides n)";

@@ -23,6 +23,7 @@
 // blocks never touched before and wait for nothing.
 
 #include "allgather/allgather_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 #include <array>
@@ -60,13 +61,14 @@ core::Schedule generate_recursive_doubling(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = recursive_doubling_counts(p);
   s.reserve(counts.ops, counts.deps);
   // The blocks of the aligned group of `size` ranks containing rank q.
   const auto group = [&](std::uint32_t q, std::uint32_t size) {
     const std::uint32_t first = q & ~(size - 1);
-    const std::uint64_t begin = core::block_range(n, p, first).first;
-    const std::uint64_t end = first + size == p ? n : core::block_range(n, p, first + size).first;
+    const std::uint64_t begin = lay.block(first).first;
+    const std::uint64_t end = first + size == p ? n : lay.block(first + size).first;
     return detail::data_range(begin, end - begin);
   };
 
@@ -90,6 +92,9 @@ core::Schedule generate_recursive_doubling(const Request& req) {
 }
 
 std::optional<CostTerms> recursive_doubling_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p == 0 || n % p != 0 || !std::has_single_bit(p)) {
@@ -113,6 +118,8 @@ AlgorithmInfo describe_allgather_recursive_doubling() {
   a.aliases = {"ompi:3", "ompi:recursive_doubling", "mpich:recursive_doubling", "smpi:rdb"};
   a.constraints = {"ranks must be a power of two"};
   a.check = recursive_doubling_refusal;
+  a.counts =
+      true; // allgatherv: MPICH MPIR_Allgatherv_intra_recursive_doubling (blocks at their counts)
   a.generate = generate_recursive_doubling;
   a.cost = recursive_doubling_cost;
   a.cost_formula = "lg p a + (p-1)/p n b (p a power of two; exact when p divides n)";

@@ -42,6 +42,8 @@ AlgorithmInfo describe_allgather_ring() {
              "ompi_coll_base_allgather_intra_ring";
   a.aliases = {"ompi:4", "ompi:ring", "mpich:ring", "smpi:NTSLR", "smpi:NTSLR_NB"};
   a.params = {detail::ring_order_param()};
+  a.counts = true; // allgatherv: Open MPI ompi_coll_base_allgatherv_intra_ring, MPICH
+                   // MPIR_Allgatherv_intra_ring
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
   };

@@ -23,6 +23,7 @@ AlgorithmInfo describe_allreduce_hcoll();     ///< HCOLL: fragmented shm fan-in,
 AlgorithmInfo describe_allreduce_mpich_ch4(); ///< MPICH 4 ch4: shm reduce, net allreduce, shm bcast
 AlgorithmInfo describe_allreduce_sra_knomial();       ///< UCC's k-nomial reduce-scatter + allgather
 AlgorithmInfo describe_allreduce_recursive_knomial(); ///< UCC's k-nomial whole-vector exchange
+AlgorithmInfo describe_allreduce_arrival_tree();      ///< imbalance-aware: arrival tree + bcast
 
 namespace detail {
 /// The full-vector butterfly of recursive doubling (AR3) with the peer of (new rank, step, p') as a

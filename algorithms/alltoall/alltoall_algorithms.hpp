@@ -14,6 +14,7 @@ AlgorithmInfo describe_alltoall_scattered();   ///< AA6: staggered batches (MPIC
 AlgorithmInfo describe_alltoall_pairwise_sendrecv_replace(); ///< AA7: MPICH in-place pair swaps
 AlgorithmInfo describe_alltoall_recursive_doubling();        ///< AA9: hypercube store-and-forward
 AlgorithmInfo describe_alltoall_2dmesh();                    ///< AA10: SMPI grid, message combining
-AlgorithmInfo describe_alltoall_nccl_p2p(); ///< NCCL's grouped send/recv over channels
+AlgorithmInfo describe_alltoall_node_aware(); ///< node-aware three-step exchange (alltoallv)
+AlgorithmInfo describe_alltoall_nccl_p2p();   ///< NCCL's grouped send/recv over channels
 
 } // namespace collsim::algorithms

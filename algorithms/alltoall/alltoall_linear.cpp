@@ -13,8 +13,14 @@
 // receive from r+1, r+2, ..., r-1 into data[n + q b, +b); send to r-1, r-2, ..., r+1 from
 // data[q b, +b). No dependencies: every operation touches its own bytes, and MPI_Waitall orders
 // nothing among them.
+//
+// alltoallv (per-rank counts), as ompi_coll_base_alltoallv_intra_basic_linear (coll/tuned
+// alltoallv algorithm 1): the own block is copied only when its count is not 0; receives are
+// posted from rank 0 up, then sends from rank 0 up, skipping the rank itself and every peer
+// with a zero count (no zero-byte messages), at MPI's contiguous displacements.
 
 #include "alltoall/alltoall_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 namespace collsim::algorithms {
@@ -29,7 +35,36 @@ OpCounts linear_counts(std::uint32_t p) {
   return {pp * (2 * pp - 1), 0};
 }
 
+core::Schedule generate_linear_v(const Request& req) {
+  const std::uint32_t p = req.ranks;
+  core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
+  s.reserve(linear_counts(p).ops, 0);
+  for (core::Rank r = 0; r < p; ++r) {
+    s.begin_rank(r);
+    if (lay.count(r, r) != 0) {
+      s.copy(detail::data_range(lay.send_offset(r, r), lay.count(r, r)),
+             detail::data_range(lay.recv_offset(r, r), lay.count(r, r)));
+    }
+    for (core::Rank q = 0; q < p; ++q) {
+      if (q != r && lay.count(q, r) != 0) {
+        s.recv(q, detail::data_range(lay.recv_offset(q, r), lay.count(q, r)));
+      }
+    }
+    for (core::Rank q = 0; q < p; ++q) {
+      if (q != r && lay.count(r, q) != 0) {
+        s.send(q, detail::data_range(lay.send_offset(r, q), lay.count(r, q)));
+      }
+    }
+  }
+  s.finish();
+  return s;
+}
+
 core::Schedule generate_linear(const Request& req) {
+  if (!req.counts.empty()) {
+    return generate_linear_v(req);
+  }
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   const std::uint64_t b = n / p;
@@ -53,6 +88,9 @@ core::Schedule generate_linear(const Request& req) {
 }
 
 std::optional<CostTerms> linear_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t b = req.bytes.value / p;
   return CostTerms{p > 1 ? 1.0 : 0.0, static_cast<double>((p - 1) * b), 0.0};
@@ -67,9 +105,10 @@ AlgorithmInfo describe_alltoall_linear() {
   a.summary = "post every receive and send at once, then wait for all";
   a.source = "Open MPI ompi_coll_base_alltoall_intra_basic_linear";
   a.aliases = {"ompi:1", "ompi:linear", "smpi:basic_linear"};
-  a.constraints = {"bytes divisible by ranks"};
+  a.constraints = {"bytes divisible by ranks (uniform)"};
+  a.counts = true;
   a.check = [](const Request& req) -> std::string {
-    if (req.bytes.value % req.ranks != 0) {
+    if (req.counts.empty() && req.bytes.value % req.ranks != 0) {
       return "alltoall needs bytes divisible by ranks";
     }
     return detail::size_limit_refusal(linear_counts(req.ranks));

@@ -26,11 +26,18 @@
 // constants (launch, per-step latency, FIFO slots, line efficiency): NCCL's tuning model has none
 // for point-to-point transfers, and they run through the same connections and protocol buffers.
 //
+// alltoallv (per-rank counts, as frameworks call it for MoE token dispatch: grouped ncclSend /
+// ncclRecv of each pair's count): the same rounds with each pair's count at MPI's contiguous
+// displacements; an empty pair still synchronises (one message). The channel split is NCCL's for
+// the request's average block (NCCL picks it per operation; the average stands for all).
+//
 // Cost: about a + (p-1)/p n b without contention; no closed form is declared (protocol latencies
 // and line efficiency are not alpha-beta terms).
 
 #include "alltoall/alltoall_algorithms.hpp"
 #include "nccl_p2p.hpp"
+
+#include "collsim/core/layout.hpp"
 
 namespace collsim::algorithms {
 
@@ -42,21 +49,25 @@ AlgorithmInfo describe_alltoall_nccl_p2p() {
   c.source = "NCCL src/enqueue.cc scheduleP2pTasksToPlan, addP2pToPlan; src/init.cc p2pSchedule";
   c.cost_formula = "approximate, not exact: about a + (p-1)/p n b without contention, plus the "
                    "protocol's launch, per-chunk latencies and line efficiency";
-  c.constraints = {"bytes divisible by ranks"};
+  c.constraints = {"bytes divisible by ranks (uniform)"};
   c.refusal = [](const Request& req) -> std::string {
-    return req.bytes.value % req.ranks != 0 ? "alltoall needs bytes divisible by ranks" : "";
+    return req.counts.empty() && req.bytes.value % req.ranks != 0
+               ? "alltoall needs bytes divisible by ranks"
+               : "";
   };
+  c.counts = true;
   c.emit = [](const Request& req, const nccl::P2pPlan& pl, nccl::Sink& sink) {
-    const std::uint64_t n = req.bytes.value;
-    const std::uint64_t b = n / pl.p;
+    const core::BlockLayout lay(req.collective, req.ranks, req.bytes.value, req.counts);
     nccl::emit_p2p(
         pl, sink,
-        [&](core::Rank, core::Rank to, core::Rank from) {
-          return std::pair{std::optional<nccl::P2pSide>{{to, to * b, b}},
-                           std::optional<nccl::P2pSide>{{from, n + from * b, b}}};
+        [&](core::Rank r, core::Rank to, core::Rank from) {
+          return std::pair{
+              std::optional<nccl::P2pSide>{{to, lay.send_offset(r, to), lay.count(r, to)}},
+              std::optional<nccl::P2pSide>{{from, lay.recv_offset(from, r), lay.count(from, r)}}};
         },
         [&](core::Rank r, nccl::Sink& s) {
-          s.copy(detail::data_range(r * b, b), detail::data_range(n + r * b, b));
+          s.copy(detail::data_range(lay.send_offset(r, r), lay.count(r, r)),
+                 detail::data_range(lay.recv_offset(r, r), lay.count(r, r)));
         });
   };
   return nccl::describe_p2p(c);

@@ -18,8 +18,13 @@
 // Dependencies: a step's send waits for the previous step's send and receive (MPI_Sendrecv is
 // blocking); the receive needs none (it issues after the send, and nothing else touches its
 // bytes); the copy reads input and writes its own output block, which no message touches.
+//
+// alltoallv (per-rank counts): the same steps with each pair's count at MPI's contiguous
+// displacements (core::BlockLayout), as ompi_coll_base_alltoallv_intra_pairwise (coll/tuned
+// alltoallv algorithm 2) does; a zero count is still a (zero-byte) sendrecv there, so it is here.
 
 #include "alltoall/alltoall_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 #include <array>
@@ -39,7 +44,7 @@ OpCounts pairwise_counts(std::uint32_t p) {
 }
 
 std::string pairwise_check(const Request& req) {
-  if (req.bytes.value % req.ranks != 0) {
+  if (req.counts.empty() && req.bytes.value % req.ranks != 0) {
     return "alltoall needs bytes divisible by ranks";
   }
   return detail::size_limit_refusal(pairwise_counts(req.ranks));
@@ -47,9 +52,8 @@ std::string pairwise_check(const Request& req) {
 
 core::Schedule generate_pairwise(const Request& req) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
-  const std::uint64_t b = n / p;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = pairwise_counts(p);
   s.reserve(counts.ops, counts.deps);
   std::array<std::uint32_t, 2> dep{};
@@ -60,17 +64,23 @@ core::Schedule generate_pairwise(const Request& req) {
       const core::Rank from = (r + p - i) % p;
       // Step i's send is local 2(i-1), its receive 2(i-1)+1.
       dep = {2 * i - 4, 2 * i - 3};
-      detail::add_op(s, OpKind::send, to, detail::data_range(to * b, b),
+      detail::add_op(s, OpKind::send, to,
+                     detail::data_range(lay.send_offset(r, to), lay.count(r, to)),
                      std::span(dep.data(), i >= 2 ? 2 : 0));
-      detail::add_op(s, OpKind::recv, from, detail::data_range(n + from * b, b), {});
+      detail::add_op(s, OpKind::recv, from,
+                     detail::data_range(lay.recv_offset(from, r), lay.count(from, r)), {});
     }
-    s.copy(detail::data_range(r * b, b), detail::data_range(n + r * b, b));
+    s.copy(detail::data_range(lay.send_offset(r, r), lay.count(r, r)),
+           detail::data_range(lay.recv_offset(r, r), lay.count(r, r)));
   }
   s.finish();
   return s;
 }
 
 std::optional<CostTerms> pairwise_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t b = req.bytes.value / p;
   return CostTerms{static_cast<double>(p - 1), static_cast<double>((p - 1) * b), 0.0};
@@ -85,7 +95,8 @@ AlgorithmInfo describe_alltoall_pairwise() {
   a.summary = "p-1 sendrecv steps: step i sends to r+i and receives from r-i";
   a.source = "Open MPI ompi_coll_base_alltoall_intra_pairwise; MPICH MPIR_Alltoall_intra_pairwise";
   a.aliases = {"ompi:2", "ompi:pairwise", "mpich:pairwise", "smpi:pair", "smpi:ring"};
-  a.constraints = {"bytes divisible by ranks"};
+  a.constraints = {"bytes divisible by ranks (uniform)"};
+  a.counts = true;
   a.check = pairwise_check;
   a.generate = generate_pairwise;
   a.cost = pairwise_cost;

@@ -36,6 +36,7 @@ AlgorithmInfo describe_gather_linear() {
   };
   a.generate = [](const Request& req) { return detail::linear_rooted(req, kName, true); };
   a.cost = detail::linear_rooted_cost;
+  a.counts = true; // gatherv / scatterv: Open MPI coll/basic's, zero counts skipped
   a.cost_formula = "a + (n - the root's block) b, i.e. a + (p-1)/p n b when p divides n";
   return a;
 }

@@ -15,7 +15,8 @@ AlgorithmInfo describe_reduce_rabenseifner();    ///< RD7: reduce-scatter + gath
 AlgorithmInfo describe_reduce_knomial();         ///< RD8: k-nomial tree (Open MPI 8)
 AlgorithmInfo describe_reduce_release_gather();  ///< MPICH ch4 shared memory: k-ary cells
 // block I: hierarchical
-AlgorithmInfo describe_reduce_two_level(); ///< RD9: node reduce, then leader reduce
+AlgorithmInfo describe_reduce_two_level();    ///< RD9: node reduce, then leader reduce
+AlgorithmInfo describe_reduce_arrival_tree(); ///< imbalance-aware: tree from arrival times
 // end of block I
 // block G: NCCL
 AlgorithmInfo describe_reduce_nccl_ring(); ///< NCCL ring: pipelined chain to the root

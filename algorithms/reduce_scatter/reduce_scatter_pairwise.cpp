@@ -17,6 +17,7 @@
 // sends would leave at once, which is the direct algorithm, not this one); each recv_reduce writes
 // block r, as the previous one did, so it waits for it.
 
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
@@ -40,12 +41,12 @@ OpCounts pairwise_counts(std::uint32_t p) {
 
 core::Schedule generate_pairwise(const Request& req) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = pairwise_counts(p);
   s.reserve(counts.ops, counts.deps);
-  const auto block = [&](std::uint64_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+  const auto block = [&](core::Rank b) {
+    const auto [offset, length] = lay.block(b);
     return detail::data_range(offset, length);
   };
 
@@ -65,6 +66,9 @@ core::Schedule generate_pairwise(const Request& req) {
 }
 
 std::optional<CostTerms> pairwise_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p == 0 || n % p != 0) {
@@ -88,6 +92,8 @@ AlgorithmInfo describe_reduce_scatter_pairwise() {
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(pairwise_counts(req.ranks));
   };
+  a.counts = true; // MPI_Reduce_scatter's counts: MPICH MPIR_Reduce_scatter_intra_pairwise takes
+                   // recvcounts
   a.generate = generate_pairwise;
   a.cost = pairwise_cost;
   a.cost_formula = "(p-1)a + (p-1)/p n b + (p-1)/p n g (exact when p divides n)";

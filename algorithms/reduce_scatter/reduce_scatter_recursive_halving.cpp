@@ -30,6 +30,7 @@
 // or the fold's); a recv_reduce waits for the one before it, which wrote the same bytes; the even
 // folded rank's final receive waits for its send of the whole vector, which read those bytes.
 
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
@@ -71,6 +72,7 @@ core::Schedule generate_recursive_halving(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = recursive_halving_counts(p);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -83,14 +85,14 @@ core::Schedule generate_recursive_halving(const Request& req) {
   std::vector<std::uint64_t> region_begin(static_cast<std::size_t>(pof2) + 1);
   for (std::uint32_t i = 0; i < pof2; ++i) {
     const std::uint32_t first_block = i < rem ? 2 * i : i + rem;
-    region_begin[i] = core::block_range(n, p, first_block).first;
+    region_begin[i] = lay.block(first_block).first;
   }
   region_begin[pof2] = n;
   const auto regions = [&](std::uint32_t first, std::uint32_t last) {
     return detail::data_range(region_begin[first], region_begin[last] - region_begin[first]);
   };
   const auto block = [&](std::uint32_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+    const auto [offset, length] = lay.block(b);
     return detail::data_range(offset, length);
   };
 
@@ -139,6 +141,9 @@ core::Schedule generate_recursive_halving(const Request& req) {
 }
 
 std::optional<CostTerms> recursive_halving_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p == 0 || n % p != 0 || !std::has_single_bit(p)) {
@@ -166,6 +171,8 @@ AlgorithmInfo describe_reduce_scatter_recursive_halving() {
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(recursive_halving_counts(req.ranks));
   };
+  a.counts = true; // MPI_Reduce_scatter's counts: Open MPI
+                   // ompi_coll_base_reduce_scatter_intra_basic_recursivehalving takes rcounts
   a.generate = generate_recursive_halving;
   a.cost = recursive_halving_cost;
   a.cost_formula = "p = 2^k: lg p a + (p-1)/p n b + (p-1)/p n g (exact when p divides n); "

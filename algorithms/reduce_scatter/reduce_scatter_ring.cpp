@@ -43,6 +43,7 @@ AlgorithmInfo describe_reduce_scatter_ring() {
   a.aliases = {"ompi:3", "ompi:ring", "smpi:ompi_ring"};
   a.constraints = {"commutative operation only (ranks combine in ring order)"};
   a.params = {detail::ring_order_param()};
+  a.counts = true; // MPI_Reduce_scatter's counts: Open MPI's ring takes rcounts
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
   };

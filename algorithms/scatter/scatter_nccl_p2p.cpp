@@ -25,6 +25,7 @@ AlgorithmInfo describe_scatter_nccl_p2p() {
       "approximate, not exact: about a + (p-1)/p n b at the root without "
       "contention, plus the protocol's launch, per-chunk latencies and line efficiency";
   c.emit = nccl::rooted_p2p(false);
+  c.counts = true; // gatherv / scatterv: each block at its count (core::BlockLayout)
   return nccl::describe_p2p(c);
 }
 

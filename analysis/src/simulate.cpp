@@ -1,5 +1,8 @@
 #include "collsim/analysis/simulate.hpp"
 
+#include "collsim/analysis/imbalance.hpp"
+#include "collsim/core/layout.hpp"
+
 #include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/errors.hpp"
@@ -115,6 +118,20 @@ void check_stack(const core::Scenario& scenario) {
   }
 }
 
+namespace {
+
+/// The study's counts and arrivals for the request's ranks and size (issue 21): a v-collective's
+/// size becomes its counts' total (neighbourhood counts: S per neighbour message).
+void with_imbalance(const core::StudySpec& study, algorithms::Request& req) {
+  req.counts = make_counts(study.counts, req.collective, req.ranks, req.bytes.value);
+  if (!req.counts.empty()) {
+    req.bytes = core::Bytes{core::counts_bytes(req.collective, req.ranks, req.counts)};
+  }
+  req.arrivals = make_arrivals(study.skew, req.ranks);
+}
+
+} // namespace
+
 algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
                                         algorithms::Request request, const EngineChoice& engine,
                                         std::string* chosen) {
@@ -191,6 +208,10 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   std::string chosen;
   const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
   core::Seconds time;
+  if (!entry.messages && !request.arrivals.empty()) {
+    throw core::UsageError("the analytic engine prices closed forms, which have no arrival skew; "
+                           "use --engine loggp or simgrid");
+  }
   if (!entry.messages) {
     if (!engine.stack.empty() && &stack_registry().find(engine.stack) != &stack_for(algo)) {
       throw core::UsageError(fmt::format(
@@ -217,8 +238,11 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       ctx.buffers = stacks::buffers_from_name(engine.buffers);
     }
     ctx.mpi = &engine.mpi;
-    const core::Schedule schedule =
+    core::Schedule schedule =
         stacks::lower(stack_registry(), registry.generate(algo, request), ctx, engine.stack);
+    if (!request.arrivals.empty()) {
+      schedule = apply_arrivals(schedule, request.arrivals);
+    }
     core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
@@ -229,6 +253,11 @@ core::ResultRow simulate(const algorithms::Registry& registry,
                                               request.ranks, request.bytes, time, request.root);
   row.params = std::move(chosen);
   row.stack = engine.stack;
+  row.varying = !request.counts.empty();
+  if (!request.arrivals.empty()) {
+    row.last_arrival =
+        core::Seconds{*std::max_element(request.arrivals.begin(), request.arrivals.end())};
+  }
   return row;
 }
 
@@ -431,7 +460,9 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       probe.ranks = p;
       probe.root = study.root;
       probe.topology = &topologies.at(p);
+      probe.arrivals = make_arrivals(study.skew, p);
       for (core::Bytes n : study.sizes) {
+        probe.counts = make_counts(study.counts, study.collective, p, n.value);
         Point pt{algos[ai], algo_params[ai], p, n, {}, {}};
         std::string why;
         if (pt.algo == nullptr) {
@@ -448,7 +479,9 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         }
         const std::string name =
             pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name);
-        probe.bytes = n;
+        probe.bytes = probe.counts.empty()
+                          ? n
+                          : core::Bytes{core::counts_bytes(study.collective, p, probe.counts)};
         probe.params = pt.params;
         why = registry.refusal(*pt.algo, probe);
         if (!why.empty()) {
@@ -480,6 +513,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     req.root = study.root;
     req.params = pt.params;
     req.topology = &topologies.at(pt.ranks);
+    with_imbalance(study, req);
     if (keep_loads) {
       core::RunOptions options;
       options.link_loads = true;
@@ -560,6 +594,7 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   req.bytes = one.sizes[0];
   req.root = one.root;
   req.topology = &out.topology;
+  with_imbalance(one, req);
   std::string chosen;
   const algorithms::AlgorithmInfo* picked = nullptr;
   if (one.algorithms[0] == kAutoAlgorithm) {
@@ -585,6 +620,9 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   }
   ctx.mpi = &scenario.mpi;
   out.schedule = stacks::lower(stack_registry(), registry.generate(algo, req), ctx, scenario.stack);
+  if (!req.arrivals.empty()) {
+    out.schedule = apply_arrivals(out.schedule, req.arrivals);
+  }
   out.result = entry.run(out.schedule, out.topology, options, engine);
   const std::string label =
       one.algorithms[0] == kAutoAlgorithm ? std::string(kAutoAlgorithm) : algo.name;
@@ -592,6 +630,11 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
                                   out.result.time, req.root);
   out.row.params = std::move(chosen);
   out.row.stack = scenario.stack;
+  out.row.varying = !req.counts.empty();
+  if (!req.arrivals.empty()) {
+    out.row.last_arrival =
+        core::Seconds{*std::max_element(req.arrivals.begin(), req.arrivals.end())};
+  }
   return out;
 }
 

@@ -1,7 +1,9 @@
 #include "cli_support.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/sizes.hpp"
+#include "collsim/io/imbalance_files.hpp"
 #include "collsim/stacks/stack.hpp"
 
 #include <CLI/CLI.hpp>
@@ -96,6 +98,57 @@ core::Bytes parse_size(const std::string& text, const std::string& option) {
     throw core::UsageError(fmt::format("{}: {}", option, parsed.error));
   }
   return parsed.value;
+}
+
+CollectiveOptions parse_collective_options(const std::string& collective, const std::string& counts,
+                                           const std::string& skew) {
+  CollectiveOptions out;
+  const auto named = core::parse_collective_name(collective);
+  if (!named) {
+    out.kind = core::collective_from_name(collective); // throws UnknownNameError with the list
+  } else {
+    out.kind = named->kind;
+  }
+  using CK = core::CountsSpec::Kind;
+  if (!counts.empty()) {
+    const core::Parsed<core::CountsSpec> c = core::parse_counts_spec(counts);
+    if (!c.ok()) {
+      throw core::UsageError(fmt::format("--counts '{}': {}", counts, c.error));
+    }
+    out.counts = c.value;
+    if (out.counts.kind != CK::none && !core::has_counts_variant(out.kind)) {
+      throw core::UsageError(
+          fmt::format("--counts: {} has no v-variant (counts apply to allgather, gather, scatter, "
+                      "reduce_scatter and alltoall)",
+                      core::to_string(out.kind)));
+    }
+    const bool graph = out.counts.kind == CK::cart || out.counts.kind == CK::graph ||
+                       out.counts.kind == CK::sparse;
+    if (graph && out.kind != core::CollectiveKind::alltoall) {
+      throw core::UsageError("--counts: a process graph's counts belong to an alltoall "
+                             "(--collective neighbor_alltoall)");
+    }
+    io::load_counts_data(out.counts, "");
+  }
+  if (named && named->neighbor && out.counts.kind != CK::cart && out.counts.kind != CK::graph &&
+      out.counts.kind != CK::sparse) {
+    throw core::UsageError(fmt::format("--collective {} needs its process graph: --counts "
+                                       "cart:DxD[,periodic], graph:PATH or sparse:D",
+                                       collective));
+  }
+  if (named && named->v && out.counts.kind == CK::none) {
+    out.counts.kind = CK::uniform;
+    out.counts.text = "uniform";
+  }
+  if (!skew.empty()) {
+    const core::Parsed<core::SkewSpec> s = core::parse_skew_spec(skew);
+    if (!s.ok()) {
+      throw core::UsageError(fmt::format("--skew '{}': {}", skew, s.error));
+    }
+    out.skew = s.value;
+    io::load_skew_data(out.skew, "");
+  }
+  return out;
 }
 
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items) {

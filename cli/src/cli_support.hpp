@@ -29,6 +29,18 @@ core::Bytes parse_size(const std::string& text, const std::string& option);
 /// NAME=VALUE items, values as written (the registry resolves them per algorithm).
 std::map<std::string, std::string> parse_params(const std::vector<std::string>& items);
 
+/// `--collective NAME --counts SPEC --skew SPEC` (docs/imbalance.md): the collective (a v-name
+/// or a neighbourhood name sets counts: uniform unless --counts says otherwise; a neighbourhood
+/// collective needs --counts cart:... or graph:...), the counts and the skew with their files
+/// read. Throws UsageError (exit 2) naming the option, or ScenarioError inside a file.
+struct CollectiveOptions {
+  core::CollectiveKind kind = core::CollectiveKind::allreduce;
+  core::CountsSpec counts;
+  core::SkewSpec skew;
+};
+CollectiveOptions parse_collective_options(const std::string& collective, const std::string& counts,
+                                           const std::string& skew);
+
 /// Writes `text` to `path`, or to stdout when path is empty or "-".
 void emit(const std::string& text, const std::string& path);
 

@@ -3,7 +3,9 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 
+#include "collsim/analysis/imbalance.hpp"
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/verify.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
@@ -50,6 +52,9 @@ std::string algorithms_table(const std::vector<const algorithms::AlgorithmInfo*>
     line("aliases:", fmt::format("{}", fmt::join(a->aliases, ", ")));
     line("parameters:", params_text(*a));
     line("constraints:", fmt::format("{}", fmt::join(a->constraints, "; ")));
+    line("v-variant:", a->counts ? core::collective_display_name(a->collective, true) +
+                                       " (per-rank counts: --counts)"
+                                 : std::string{});
     line("cost:", a->cost_formula);
     line("source:", a->source);
   }
@@ -79,6 +84,7 @@ std::string algorithms_json(const std::vector<const algorithms::AlgorithmInfo*>&
                    {"aliases", a->aliases},
                    {"parameters", params},
                    {"constraints", a->constraints},
+                   {"counts", a->counts},
                    {"cost", a->cost_formula}});
   }
   return nlohmann::json{{"algorithms", arr}}.dump(2) + "\n";
@@ -108,7 +114,9 @@ std::string algorithms_markdown(const algorithms::Registry& registry) {
       "`mpich:` for MPICH's `MPIR_CVAR_<COLL>_INTRA_ALGORITHM`, `smpi:` for SimGrid's "
       "`--cfg=smpi/<coll>:`), its parameters, constraints, closed-form cost (a = alpha per "
       "message, b = beta per byte, g = gamma per byte reduced, p ranks, n bytes in nccl-tests' "
-      "convention) and source.\n";
+      "convention) and source. Algorithms marked v also run the collective's v-variant "
+      "(per-rank counts: allgatherv, gatherv, scatterv, alltoallv, MPI_Reduce_scatter; "
+      "[imbalance.md](imbalance.md)).\n";
   std::size_t total = 0;
   for (auto c : core::kAllCollectives) {
     const auto list = registry.list(c);
@@ -120,11 +128,11 @@ std::string algorithms_markdown(const algorithms::Registry& registry) {
     out += "| algorithm | summary | aliases | parameters | constraints | cost | source |\n"
            "|---|---|---|---|---|---|---|\n";
     for (const auto* a : list) {
-      out +=
-          fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", a->name, cell(a->summary),
-                      cell(fmt::format("{}", fmt::join(a->aliases, ", "))), cell(params_text(*a)),
-                      cell(fmt::format("{}", fmt::join(a->constraints, "; "))),
-                      cell(a->cost_formula), cell(a->source));
+      out += fmt::format(
+          "| `{}`{} | {} | {} | {} | {} | {} | {} |\n", a->name, a->counts ? " (v)" : "",
+          cell(a->summary), cell(fmt::format("{}", fmt::join(a->aliases, ", "))),
+          cell(params_text(*a)), cell(fmt::format("{}", fmt::join(a->constraints, "; "))),
+          cell(a->cost_formula), cell(a->source));
     }
   }
   out += fmt::format("\n{} algorithms in all.\n", total);
@@ -232,10 +240,21 @@ void add_schedule(CLI::App& app) {
     std::vector<std::string> params;
     std::string output;
     std::string scenario;
+    std::string counts;
+    std::string skew;
     bool check = false;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--collective", a->collective, "Collective")->capture_default_str();
+  cmd->add_option("--collective", a->collective,
+                  "Collective (v-names and neighbor_alltoall too: docs/imbalance.md)")
+      ->capture_default_str();
+  cmd->add_option("--counts", a->counts,
+                  "Per-rank counts of a v-collective (zipf:1.2, normal:0.5, one:R, file:PATH, "
+                  "moe:PATH, cart:DxD, graph:PATH); --bytes is then their total (cart, graph: "
+                  "per neighbour message)");
+  cmd->add_option("--skew", a->skew,
+                  "Arrival skew that imbalance-aware algorithms build their tree from (late:1ms, "
+                  "uniform:100us, ...)");
   cmd->add_option("--algorithm", a->algorithm, "Algorithm name or alias")->required();
   cmd->add_option("--ranks", a->ranks, "Number of ranks")->capture_default_str();
   cmd->add_option("--bytes", a->bytes, "Message size (nccl-tests convention)")
@@ -258,10 +277,16 @@ void add_schedule(CLI::App& app) {
     if (topology) {
       req.topology = &*topology;
     }
-    req.collective = core::collective_from_name(a->collective);
+    const CollectiveOptions named = parse_collective_options(a->collective, a->counts, a->skew);
+    req.collective = named.kind;
     req.ranks = a->ranks;
     req.bytes = parse_size(a->bytes, "--bytes");
     req.root = a->root;
+    req.counts = analysis::make_counts(named.counts, req.collective, req.ranks, req.bytes.value);
+    if (!req.counts.empty()) {
+      req.bytes = core::Bytes{core::counts_bytes(req.collective, req.ranks, req.counts)};
+    }
+    req.arrivals = analysis::make_arrivals(named.skew, req.ranks);
     const auto& algo = registry.find(req.collective, a->algorithm);
     const auto raw = parse_params(a->params);
     req.params = algorithms::resolve_params(algo, raw);
@@ -281,6 +306,26 @@ void add_schedule(CLI::App& app) {
   });
 }
 
+namespace {
+
+/// verify's counts for a v-collective on p ranks: uniform, skewed, random with zero counts and
+/// a single non-zero rank (first and last), seeded so that a failure reproduces.
+std::vector<core::CountsSpec> counts_battery(std::uint32_t p) {
+  std::vector<core::CountsSpec> out;
+  const std::vector<std::string> texts{
+      "uniform",         "zipf:1.2",
+      "normal:1,seed=1", "normal:1,seed=2",
+      "normal:3,seed=3", // most counts 0
+      "one:0",           fmt::format("one:{}", p - 1),
+  };
+  for (const auto& t : texts) {
+    out.push_back(core::parse_counts_spec(t).value);
+  }
+  return out;
+}
+
+} // namespace
+
 void add_verify(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "verify", "Check algorithms symbolically: matching, deadlock freedom and the collective's "
@@ -291,9 +336,17 @@ void add_verify(CLI::App& app) {
     std::string ranks = "1..64";
     std::string sizes;
     std::string scenario;
+    std::string counts;
+    std::string skew;
   };
   auto a = std::make_shared<Args>();
-  cmd->add_option("--collective", a->collective, "Only this collective (default: all)");
+  cmd->add_option("--collective", a->collective,
+                  "Only this collective (default: all); a v-name (alltoallv, allgatherv, gatherv, "
+                  "scatterv, reduce_scatterv) checks the algorithms that take counts, over a "
+                  "battery of counts (uniform, zipf, random with zeros, one non-zero rank)");
+  cmd->add_option("--counts", a->counts, "Check these counts instead of the battery");
+  cmd->add_option("--skew", a->skew,
+                  "Arrival skew for imbalance-aware generators (default: all at once)");
   cmd->add_option("--algorithm", a->algorithm,
                   "Only this algorithm (needs --collective unless allreduce)");
   cmd->add_option("--ranks", a->ranks, "Rank counts: 1..64, 8,16,100, ...")->capture_default_str();
@@ -310,14 +363,18 @@ void add_verify(CLI::App& app) {
     }
     std::map<std::uint32_t, core::Topology> built; // per rank count
     std::vector<const algorithms::AlgorithmInfo*> algos;
+    const CollectiveOptions named = parse_collective_options(
+        a->collective.empty() ? "allreduce" : a->collective, a->counts, a->skew);
+    const bool varying = named.counts.kind != core::CountsSpec::Kind::none;
     if (!a->algorithm.empty()) {
-      const auto c =
-          core::collective_from_name(a->collective.empty() ? "allreduce" : a->collective);
-      algos.push_back(&registry.find(c, a->algorithm));
+      algos.push_back(&registry.find(named.kind, a->algorithm));
     } else if (!a->collective.empty()) {
-      algos = registry.list(core::collective_from_name(a->collective));
+      algos = registry.list(named.kind);
     } else {
       algos = registry.list();
+    }
+    if (varying) {
+      std::erase_if(algos, [](const algorithms::AlgorithmInfo* x) { return !x->counts; });
     }
     if (algos.empty()) {
       throw core::UsageError(fmt::format("no {} algorithms are available yet (collsim has: {})",
@@ -343,28 +400,42 @@ void add_verify(CLI::App& app) {
           sizes = {core::Bytes{0}, core::Bytes{1}, core::Bytes{p - 1ULL}, core::Bytes{4096},
                    core::Bytes{1000003}};
         }
+        // The counts to check: none (uniform), the one given, or the battery.
+        std::vector<core::CountsSpec> batteries{named.counts};
+        if (varying && a->counts.empty()) {
+          batteries = counts_battery(p);
+        }
         for (auto n : sizes) {
-          algorithms::Request req;
-          req.collective = algo->collective;
-          req.ranks = p;
-          req.bytes = n;
-          if (spec) {
-            auto it = built.find(p);
-            if (it == built.end()) {
-              it = built.emplace(p, topologies::build(*spec, p)).first;
+          for (const core::CountsSpec& counts : batteries) {
+            algorithms::Request req;
+            req.collective = algo->collective;
+            req.ranks = p;
+            req.bytes = n;
+            if (varying) {
+              req.counts = analysis::make_counts(counts, req.collective, p, n.value);
+              req.bytes = core::Bytes{core::counts_bytes(req.collective, p, req.counts)};
             }
-            req.topology = &it->second;
-          }
-          if (!registry.refusal(*algo, req).empty()) {
-            ++refused;
-            continue;
-          }
-          ++checked;
-          const auto report = core::check_semantics(registry.generate(*algo, req));
-          if (!report.ok()) {
-            ++failed;
-            if (first.empty()) {
-              first = fmt::format("{} ranks, {} bytes: {}", p, n.value, report.problems.front());
+            req.arrivals = analysis::make_arrivals(named.skew, p);
+            if (spec) {
+              auto it = built.find(p);
+              if (it == built.end()) {
+                it = built.emplace(p, topologies::build(*spec, p)).first;
+              }
+              req.topology = &it->second;
+            }
+            if (!registry.refusal(*algo, req).empty()) {
+              ++refused;
+              continue;
+            }
+            ++checked;
+            const auto report = core::check_semantics(registry.generate(*algo, req));
+            if (!report.ok()) {
+              ++failed;
+              if (first.empty()) {
+                first = fmt::format("{} ranks, {} bytes{}: {}", p, n.value,
+                                    varying ? fmt::format(", counts {}", counts.text) : "",
+                                    report.problems.front());
+              }
             }
           }
         }

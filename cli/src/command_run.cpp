@@ -237,6 +237,8 @@ void add_sim(CLI::App& app) {
     std::uint32_t root = 0;
     std::vector<std::string> params;
     std::string trace;
+    std::string counts;
+    std::string skew;
     StackOptions stack;
     OutputOptions out;
   };
@@ -265,6 +267,13 @@ void add_sim(CLI::App& app) {
                   "one algorithm, one rank count and one size");
   cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
+  cmd->add_option(
+      "--counts", a->counts,
+      "Per-rank counts of a v-collective: uniform, zipf:S, normal:CV, one:R, "
+      "file:PATH, moe:PATH, cart:DxD[,periodic], graph:PATH, sparse:D (docs/imbalance.md)");
+  cmd->add_option("--skew", a->skew,
+                  "When the ranks arrive: uniform:T, normal:T, late:T[@R], late:T,k=K, "
+                  "file:PATH (docs/imbalance.md)");
   add_stack_options(*cmd, a->stack);
   add_output_options(cmd, a->out);
   cmd->callback([a] {
@@ -272,7 +281,10 @@ void add_sim(CLI::App& app) {
         io::load_scenario(a->scenario.empty() ? default_scenario_path() : a->scenario);
     apply_stack_options(a->stack, scenario);
     core::StudySpec study;
-    study.collective = core::collective_from_name(a->collective);
+    const CollectiveOptions chosen = parse_collective_options(a->collective, a->counts, a->skew);
+    study.collective = chosen.kind;
+    study.counts = chosen.counts;
+    study.skew = chosen.skew;
     study.algorithms = a->algorithms;
     study.ranks = parse_ranks(a->ranks, "--ranks");
     study.sizes = parse_sizes(a->sizes, "--sizes");

@@ -17,7 +17,8 @@
 // Ranges are half-open byte ranges; `requires` lists local labels (GOAL's "l2 requires l1");
 // `stream N` (before `requires`) puts an operation in issue stream N (Schedule::set_stream).
 //
-// Optional header lines after `buffers`: `agents NAME...` (in-network switches, by device name,
+// Optional header lines after `buffers`: `counts N...` (a v-collective's per-rank counts,
+// ScheduleHeader::counts), `agents NAME...` (in-network switches, by device name,
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
@@ -27,6 +28,7 @@
 // intra_node_overhead and rendezvous_bytes).
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/schedule.hpp"
 
 #include <cctype>
@@ -55,6 +57,9 @@ std::string print_schedule(const Schedule& s) {
   }
   fmt::format_to(it, "ranks {}\nbytes {}\nroot {}\nbuffers data={} tmp={}\n", h.ranks,
                  h.bytes.value, h.root, h.data_bytes, h.tmp_bytes);
+  if (!h.counts.empty()) {
+    fmt::format_to(it, "counts {}\n", fmt::join(h.counts, " "));
+  }
   if (!h.agents.empty()) {
     fmt::format_to(it, "agents {}\n", fmt::join(h.agents, " "));
   }
@@ -172,6 +177,17 @@ public:
     expect_literal("tmp=");
     h.tmp_bytes = read_uint("the tmp buffer size");
     end_line();
+    if (peek_word() == "counts") {
+      read_word("counts");
+      while (!at_line_end()) {
+        h.counts.push_back(read_uint("a byte count"));
+      }
+      if (const std::string why = counts_problem(h.collective, h.ranks, h.bytes.value, h.counts);
+          !why.empty()) {
+        fail(why);
+      }
+      end_line();
+    }
     if (peek_word() == "agents") {
       read_word("agents");
       while (!at_line_end()) {

@@ -1,6 +1,7 @@
 #include "collsim/core/verify.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 
 #include <algorithm>
 #include <array>
@@ -397,7 +398,8 @@ private:
 
 class SymbolicState {
 public:
-  SymbolicState(const Schedule& s, std::uint64_t seed) : s_(s), h_(s.header()) {
+  SymbolicState(const Schedule& s, std::uint64_t seed)
+      : s_(s), h_(s.header()), layout_(s.header()) {
     std::mt19937_64 gen(seed);
     w1_.resize(h_.ranks);
     w2_.resize(h_.ranks);
@@ -453,7 +455,7 @@ private:
         break;
       case CollectiveKind::allgather:
       case CollectiveKind::gather: {
-        const auto [b, len] = block_range(n, p, r);
+        const auto [b, len] = layout_.block(r);
         set(r, b, b + len, contribution(r, 0));
         break;
       }
@@ -605,6 +607,7 @@ private:
 
   const Schedule& s_;
   const ScheduleHeader& h_;
+  BlockLayout layout_;
   std::vector<std::uint64_t> w1_;
   std::vector<std::uint64_t> w2_;
   std::uint64_t all1_ = 0;
@@ -632,40 +635,42 @@ void SymbolicState::check_postcondition(VerifyReport& report) const {
       break;
     case CollectiveKind::allgather:
       for (Rank q = 0; q < p; ++q) {
-        const auto [b, len] = block_range(n, p, q);
+        const auto [b, len] = layout_.block(q);
         expect(report, r, b, b + len, contribution(q, 0), fmt::format("rank {}'s block", q));
       }
       break;
     case CollectiveKind::gather:
       if (r == h_.root) {
         for (Rank q = 0; q < p; ++q) {
-          const auto [b, len] = block_range(n, p, q);
+          const auto [b, len] = layout_.block(q);
           expect(report, r, b, b + len, contribution(q, 0), fmt::format("rank {}'s block", q));
         }
       }
       break;
     case CollectiveKind::reduce_scatter: {
-      const auto [b, len] = block_range(n, p, r);
+      const auto [b, len] = layout_.block(r);
       expect(report, r, b, b + len, everyone(0), all);
       break;
     }
     case CollectiveKind::scatter: {
-      const auto [b, len] = block_range(n, p, r);
+      const auto [b, len] = layout_.block(r);
       expect(report, r, b, b + len, contribution(h_.root, 0),
              fmt::format("block {} of rank {}'s data", r, h_.root));
       break;
     }
     case CollectiveKind::alltoall: {
-      // Input in data[0, n), output in data[n, 2n); block i of the output is rank i's block r.
-      if (n % p != 0) {
+      // Input in data[0, n), output from data[n]; the output holds, in source order, what each
+      // rank q sent to r (uniform: block r of every rank, each n / p bytes).
+      if (!layout_.varying() && n % p != 0) {
         report.add(fmt::format("alltoall: {} bytes is not a multiple of {} ranks", n, p));
         return;
       }
-      const std::uint64_t blk = n / p;
       for (Rank q = 0; q < p; ++q) {
-        const std::uint64_t pos = n + q * blk;
-        const auto delta = static_cast<std::int64_t>(r * blk) - static_cast<std::int64_t>(pos);
-        expect(report, r, pos, pos + blk, contribution(q, delta),
+        const std::uint64_t pos = layout_.recv_offset(q, r);
+        const std::uint64_t len = layout_.count(q, r);
+        const auto delta =
+            static_cast<std::int64_t>(layout_.send_offset(q, r)) - static_cast<std::int64_t>(pos);
+        expect(report, r, pos, pos + len, contribution(q, delta),
                fmt::format("block {} of rank {}", r, q));
       }
       break;
@@ -941,8 +946,12 @@ VerifyReport check_semantics(const Schedule& s, std::uint64_t seed) {
     return report;
   }
   const auto& h = s.header();
-  const std::uint64_t needed =
-      h.collective == CollectiveKind::alltoall ? 2 * h.bytes.value : h.bytes.value;
+  if (const std::string why = counts_problem(h.collective, h.ranks, h.bytes.value, h.counts);
+      !why.empty()) {
+    report.add(fmt::format("{}: {}", to_string(h.collective), why));
+    return report;
+  }
+  const std::uint64_t needed = BlockLayout(h).data_bytes();
   if (h.data_bytes < needed) {
     report.add(fmt::format("{}: data buffer has {} bytes but the collective needs {}",
                            to_string(h.collective), h.data_bytes, needed));

@@ -38,7 +38,23 @@ std::string fit(double value, int width) {
 
 /// The key a table group is introduced by.
 auto group_key(const core::ResultRow& r) {
-  return std::tie(r.collective, r.algorithm, r.engine, r.ranks, r.stack);
+  return std::tie(r.collective, r.varying, r.algorithm, r.engine, r.ranks, r.stack);
+}
+
+/// "alltoallv" for a v-collective row (core::ResultRow::varying).
+std::string collective_name(const core::ResultRow& r) {
+  std::string name(core::to_string(r.collective));
+  return r.varying ? name + "v" : name;
+}
+
+/// Whether any row ran under arrival skew (core::ResultRow::last_arrival).
+bool any_skew(std::span<const core::ResultRow> rows) {
+  for (const auto& r : rows) {
+    if (r.last_arrival.value > 0.0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /// Whether any row names its library stack (core::ResultRow::stack).
@@ -72,7 +88,13 @@ std::string format_table(std::span<const core::ResultRow> rows) {
          "the collective's nccl-tests factor\n";
   out += "#\n";
   const bool params = any_params(rows);
+  const bool skew = any_skew(rows);
+  if (skew) {
+    out += "# arrival skew: time counts from the first rank's arrival; from_last = time - the "
+           "last rank's arrival\n#\n";
+  }
   out += "#       size         count      type   redop    root     time   algbw   busbw";
+  out += skew ? "  from_last" : "";
   out += params ? "  params (the library's choice)\n" : "\n";
   out += "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n";
 
@@ -85,10 +107,13 @@ std::string format_table(std::span<const core::ResultRow> rows) {
     }
     const core::ResultRow& head = rows[first];
     out += "#\n";
-    out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}{}\n",
-                       core::to_string(head.collective), head.algorithm, head.engine, head.ranks,
+    out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}{}{}\n",
+                       collective_name(head), head.algorithm, head.engine, head.ranks,
                        head.ranks == 1 ? "" : "s",
-                       head.stack.empty() ? "" : fmt::format(", stack {}", head.stack));
+                       head.stack.empty() ? "" : fmt::format(", stack {}", head.stack),
+                       head.last_arrival.value > 0.0
+                           ? fmt::format(", last arrival at {:.2f} us", head.last_arrival.us())
+                           : "");
     for (std::size_t i = first; i < rows.size(); ++i) {
       if (done[i] || group_key(rows[i]) != group_key(head)) {
         continue;
@@ -98,6 +123,9 @@ std::string format_table(std::span<const core::ResultRow> rows) {
       out += fmt::format("{:>12}  {:>12}  {:>8}  {:>6}  {:>6}  {}  {}  {}", r.bytes.value, r.count,
                          r.type, redop(r), printed_root(r), fit(r.time.us(), 7),
                          fit(r.algbw.gbps(), 6), fit(r.busbw.gbps(), 6));
+      if (skew) {
+        out += fmt::format("  {}", fit((r.time - r.last_arrival).us(), 9));
+      }
       out += r.params.empty() ? "\n" : fmt::format("  {}\n", r.params);
     }
   }
@@ -107,16 +135,19 @@ std::string format_table(std::span<const core::ResultRow> rows) {
 std::string format_csv(std::span<const core::ResultRow> rows) {
   const bool params = any_params(rows);
   const bool stack = any_stack(rows);
+  const bool skew = any_skew(rows);
   std::string out =
       "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps";
+  out += skew ? ",last_arrival_us,from_last_us" : "";
   out += stack ? ",stack" : "";
   out += params ? ",params\n" : "\n";
   for (const auto& r : rows) {
     // "{}" prints the shortest text that reads back as the same double.
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}", core::to_string(r.collective),
-                       csv_field(r.algorithm), csv_field(r.engine), r.ranks, r.bytes.value, r.count,
-                       csv_field(r.type), printed_root(r), r.time.us(), r.algbw.gbps(),
-                       r.busbw.gbps());
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{}", collective_name(r), csv_field(r.algorithm),
+                    csv_field(r.engine), r.ranks, r.bytes.value, r.count, csv_field(r.type),
+                    printed_root(r), r.time.us(), r.algbw.gbps(), r.busbw.gbps());
+    out += skew ? fmt::format(",{},{}", r.last_arrival.us(), (r.time - r.last_arrival).us()) : "";
     out += stack ? fmt::format(",{}", csv_field(r.stack)) : "";
     out += params ? fmt::format(",{}\n", csv_field(r.params)) : "\n";
   }
@@ -148,7 +179,7 @@ std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras&
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   for (const auto& r : rows) {
     results.push_back({
-        {"collective", std::string(core::to_string(r.collective))},
+        {"collective", collective_name(r)},
         {"algorithm", r.algorithm},
         {"engine", r.engine},
         {"ranks", r.ranks},
@@ -162,6 +193,10 @@ std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras&
     });
     if (!r.stack.empty()) {
       results.back()["stack"] = r.stack;
+    }
+    if (r.last_arrival.value > 0.0) {
+      results.back()["last_arrival_us"] = r.last_arrival.us();
+      results.back()["from_last_us"] = (r.time - r.last_arrival).us();
     }
     if (!r.params.empty()) {
       results.back()["params"] = r.params;

@@ -1,6 +1,8 @@
 #include "collsim/io/scenario_loader.hpp"
 #include "scenario_node.hpp"
 
+#include "collsim/io/imbalance_files.hpp"
+
 #include "collsim/io/percent.hpp"
 #include "collsim/io/presets.hpp"
 #include "collsim/io/rankfile.hpp"
@@ -9,6 +11,7 @@
 
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/sizes.hpp"
 #include "collsim/core/units.hpp"
 
@@ -102,8 +105,9 @@ constexpr std::array<std::string_view, 3> kPlacementOrders{"block", "cyclic", "n
 constexpr std::array<std::string_view, 3> kTopologyKinds{"uniform", "cluster", "system"};
 constexpr std::array<std::string_view, 1> kTopologyRequired{"kind"};
 
-constexpr std::array<std::string_view, 9> kStudyKeys{
-    "name", "collective", "algorithms", "stacks", "ranks", "sizes", "root", "engine", "params"};
+constexpr std::array<std::string_view, 11> kStudyKeys{
+    "name", "collective", "algorithms", "stacks", "ranks", "sizes",
+    "root", "engine",     "params",     "counts", "skew"};
 constexpr std::array<std::string_view, 4> kStudyRequired{"collective", "algorithms", "ranks",
                                                          "sizes"};
 
@@ -1177,6 +1181,9 @@ private:
     out.pos = at.pos;
     out.engine_pos = at.pos;
     const Field* root = nullptr;
+    core::CollectiveName named;
+    const Located* collective_at = nullptr;
+    const Located* counts_at = nullptr;
     for (const auto& f : fields.fields) {
       const std::string& k = f.key;
       const Located& v = f.value;
@@ -1184,7 +1191,7 @@ private:
         out.name = scalar(v, "a study name");
       } else if (k == "collective") {
         const std::string name = scalar(v, "a collective name");
-        const auto kind = core::parse_collective(name);
+        const auto kind = core::parse_collective_name(name);
         if (!kind) {
           std::vector<std::string> valid;
           valid.reserve(core::kAllCollectives.size());
@@ -1193,7 +1200,24 @@ private:
           }
           fail(v, core::UnknownNameError("collective", name, std::move(valid)).what());
         }
-        out.collective = *kind;
+        out.collective = kind->kind;
+        named = *kind;
+        collective_at = &v;
+      } else if (k == "counts") {
+        const core::Parsed<core::CountsSpec> c = core::parse_counts_spec(scalar(v, "counts"));
+        if (!c.ok()) {
+          fail(v, c.error);
+        }
+        out.counts = c.value;
+        io::load_counts_data(out.counts, file_, v.pos);
+        counts_at = &v;
+      } else if (k == "skew") {
+        const core::Parsed<core::SkewSpec> s = core::parse_skew_spec(scalar(v, "skew"));
+        if (!s.ok()) {
+          fail(v, s.error);
+        }
+        out.skew = s.value;
+        io::load_skew_data(out.skew, file_, v.pos);
       } else if (k == "algorithms") {
         algorithms(v, out);
       } else if (k == "stacks") {
@@ -1212,6 +1236,29 @@ private:
       } else if (k == "params") {
         params(v, out);
       }
+    }
+    // A v-name without counts is its uniform case; counts need a collective with a v-variant; a
+    // neighbourhood collective needs its process graph.
+    using CK = core::CountsSpec::Kind;
+    const bool graph = out.counts.kind == CK::cart || out.counts.kind == CK::graph ||
+                       out.counts.kind == CK::sparse;
+    if (named.neighbor && !graph) {
+      fail(counts_at != nullptr ? *counts_at : *collective_at,
+           "a neighbourhood collective needs its process graph: counts: cart:DxD[,periodic], "
+           "graph:PATH or sparse:D");
+    }
+    if (counts_at != nullptr && out.counts.kind != CK::none &&
+        !core::has_counts_variant(out.collective)) {
+      fail(*counts_at, fmt::format("{} has no v-variant: counts apply to allgather, gather, "
+                                   "scatter, reduce_scatter and alltoall",
+                                   core::to_string(out.collective)));
+    }
+    if (graph && out.collective != core::CollectiveKind::alltoall) {
+      fail(*counts_at, "a process graph's counts belong to an alltoall (neighbor_alltoall)");
+    }
+    if (named.v && out.counts.kind == CK::none) {
+      out.counts.kind = CK::uniform;
+      out.counts.text = "uniform";
     }
     // The root is checked last: its valid range depends on the rank counts.
     if (root != nullptr) {

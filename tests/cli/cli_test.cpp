@@ -67,6 +67,7 @@ TEST_CASE("an unknown algorithm exits 2 and suggests the closest name", "[cli]")
         "values are: reduce_bcast, recursive_doubling, ring, rabenseifner, basic_linear, "
         "segmented_ring, allgather_reduce, rab2, recursive_multiplying, recexch, "
         "k_reduce_scatter_allgather, tree, sra_knomial, hcoll, han, mpich_ch4, recursive_knomial, "
+        "arrival_tree, "
         "swing_latency, "
         "swing_bandwidth, "
         "ring_reordered, collnet_direct, collnet_chain, nvls, sharp, two_level, "

@@ -458,12 +458,12 @@ private:
         const double duration =
             reader_copies(r, peer) ? 0.0 : rate_time(wire_bytes(m, r, peer), rc.bottleneck);
         double start = 0.0;
-        double end = 0.0;
+        double finish = 0.0;
         if (stream_free == nullptr) {
           start =
               rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
           ps.inject_free = start + o + duration;
-          end = start + o + duration;
+          finish = start + o + duration;
         } else {
           // A channel's thread block moves its payload at most at the stream rate, one message
           // after another; the link takes the messages of all channels in the order they are
@@ -475,15 +475,15 @@ private:
           ps.inject_free = link + o + duration;
           ps.send_free = link + ep.gap.value;
           start = std::max(ready, *stream_free - o);
-          end = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), ps.inject_free);
-          *stream_free = end;
+          finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), ps.inject_free);
+          *stream_free = finish;
         }
         if (stream_free == nullptr) {
           ps.cpu_free = start + o;
           ps.send_free = start + ep.gap.value;
         }
         const double inject = start + o;
-        done(id, r, start, end);
+        done(id, r, start, finish);
         const OpId recv = ops_[id].partner();
         if (!wire_.empty()) {
           wire_[recv].first = inject;

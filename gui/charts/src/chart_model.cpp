@@ -113,6 +113,8 @@ std::string value_text(AxisUnit unit, double v) {
   case AxisUnit::microseconds: return format_number(v) + " us";
   case AxisUnit::gbps: return format_number(v) + " GB/s";
   case AxisUnit::ranks: return fmt::format("{} ranks", static_cast<std::uint64_t>(std::llround(v)));
+  case AxisUnit::milliseconds: return format_number(v) + " ms";
+  case AxisUnit::category: break;
   }
   return format_number(v);
 }

@@ -40,6 +40,13 @@ struct Request {
   core::Rank root = 0;
   std::map<std::string, std::int64_t> params; ///< missing ones take their defaults
   const core::Topology* topology = nullptr;   ///< for topology-aware generators (may be null)
+  /// A v-collective's per-rank counts (core::ScheduleHeader::counts; empty: uniform). Only
+  /// algorithms with AlgorithmInfo::counts take them; `bytes` must agree (core::counts_bytes).
+  std::vector<std::uint64_t> counts{};
+  /// When each rank enters the call, in seconds from the first (empty: all at once). The engines
+  /// see arrivals through the schedule (analysis::apply_arrivals); only imbalance-aware
+  /// generators read them here, to order their combining by arrival.
+  std::vector<double> arrivals{};
 };
 
 /// A closed-form alpha-beta-gamma cost:
@@ -66,6 +73,9 @@ struct AlgorithmInfo {
   std::function<std::optional<CostTerms>(const Request&)> cost;
   /// The closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g".
   std::string cost_formula;
+  /// Takes per-rank counts (Request::counts): the algorithm also runs the collective's v-variant
+  /// (allgatherv, gatherv, scatterv, alltoallv, MPI_Reduce_scatter).
+  bool counts = false;
 };
 
 /// Parameter values as users write them ("65536", "64KiB", "ring"), by name.
@@ -113,9 +123,11 @@ Registry make_default_registry();
 
 /// The header every generator starts from. `data_bytes` is `r.bytes` for every collective (the
 /// buffer is in place: allgather/gather/reduce_scatter/scatter hold the whole p-block vector, each
-/// rank's block at block_range(bytes, ranks, rank)) except alltoall, whose buffer is 2 * bytes: the
-/// input in [0, bytes), the output in [bytes, 2 * bytes). `tmp_bytes` is the scratch size per rank;
-/// `algorithm` is the canonical name to stamp (Registry::generate checks it).
+/// rank's block at block_range(bytes, ranks, rank), or at core::BlockLayout::block for counts)
+/// except alltoall, whose buffer holds the input in [0, bytes) and the output after it (2 * bytes
+/// uniform; bytes plus the largest column sum of the counts). The counts are copied. `tmp_bytes` is
+/// the scratch size per rank; `algorithm` is the canonical name to stamp (Registry::generate checks
+/// it).
 core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes,
                                  std::string algorithm = {});
 

@@ -27,6 +27,12 @@ struct ResultRow {
   /// The library stack the point ran under where one was named (`--stack`, `stack:`); "" when
   /// each algorithm ran on its own (NCCL's on the NCCL stack, the others direct).
   std::string stack;
+  /// The v-variant ran (per-rank counts: alltoallv, allgatherv, ...); `bytes` is then the
+  /// counts' total (alltoallv: the largest rank's send volume).
+  bool varying = false;
+  /// Under arrival skew: when the last rank entered the call, after the first. `time` counts
+  /// from the first arrival; time - last_arrival is the time from the last. 0: all at once.
+  Seconds last_arrival{0.0};
   bool operator==(const ResultRow&) const = default;
 };
 

@@ -6,6 +6,7 @@
 
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/core/imbalance.hpp"
 #include "collsim/core/units.hpp"
 
 #include <cstdint>
@@ -219,7 +220,11 @@ struct StudySpec {
   /// "ALGORITHM@STACK"; empty: the scenario's stack only.
   std::vector<std::string> stacks;
   std::vector<SourcePos> stack_pos; ///< position of each stack name
-  SourcePos pos;                    ///< the study's first line
+  /// A v-collective's per-rank counts (`counts:`; kind none: the uniform collective).
+  CountsSpec counts;
+  /// When the ranks enter the call (`skew:`; kind none: all at once).
+  SkewSpec skew;
+  SourcePos pos; ///< the study's first line
   SourcePos ranks_pos;
   SourcePos sizes_pos;
   SourcePos engine_pos;

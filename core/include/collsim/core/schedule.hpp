@@ -133,6 +133,15 @@ struct ScheduleHeader {
   std::uint64_t data_bytes = 0; ///< size of each rank's `data` buffer
   std::uint64_t tmp_bytes = 0;  ///< size of each rank's `tmp` buffer
   std::string algorithm;        ///< informational: the generator's name
+  /// Per-rank counts of a v-collective (MPI's allgatherv, gatherv, scatterv, alltoallv and
+  /// MPI_Reduce_scatter); empty for the uniform collectives. allgather, gather, scatter,
+  /// reduce_scatter: `ranks` entries, the bytes of rank i's block; the blocks lie back to back in
+  /// rank order (contiguous displacements), so `bytes` is their sum. alltoall: ranks x ranks
+  /// entries, row i the bytes rank i sends to each rank (its sendcounts; the columns are the
+  /// recvcounts); `bytes` is the largest row sum, the input lies in data[0, bytes) ordered by
+  /// destination and the output in data[bytes, bytes + largest column sum) ordered by source.
+  /// core/layout.hpp computes the displacements (BlockLayout) and checks the counts.
+  std::vector<std::uint64_t> counts;
   /// Participants beyond the ranks: device names (of the topology the schedule was generated
   /// for) that take part as participants ranks, ranks + 1, ...: switches reducing in the network
   /// (InfiniBand SHARP, NVLink SHARP), or CPU sockets where a stack's host processes stage the
