@@ -21,6 +21,10 @@
 #include "allgather/allgather_algorithms.hpp"
 #include "generator_support.hpp"
 
+#include "collsim/core/layout.hpp"
+
+#include <optional>
+
 namespace collsim::algorithms {
 namespace {
 
@@ -40,6 +44,7 @@ core::Schedule generate_linear(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = linear_counts(p);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -47,21 +52,35 @@ core::Schedule generate_linear(const Request& req) {
     return s;
   }
   const auto block = [&](std::uint32_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+    const auto [offset, length] = lay.block(b);
     return detail::data_range(offset, length);
   };
+  // allgatherv: a rank with nothing to contribute sends nothing and rank 0 posts no receive for
+  // it (Open MPI's gatherv: `if (scount > 0)` / `if (rcounts[i] > 0)`); uniform blocks always go.
+  const auto gathered = [&](core::Rank q) { return !lay.varying() || lay.block(q).second > 0; };
   s.begin_rank(0);
-  std::uint32_t last = s.recv(1, block(1));
-  for (core::Rank q = 2; q < p; ++q) {
-    last = s.recv(q, block(q), {last});
+  std::optional<std::uint32_t> last;
+  for (core::Rank q = 1; q < p; ++q) {
+    if (!gathered(q)) {
+      continue;
+    }
+    last = last ? s.recv(q, block(q), {*last}) : s.recv(q, block(q));
   }
   for (core::Rank q = 1; q < p; ++q) {
-    s.send(q, detail::data_range(0, n), {last});
+    if (last) {
+      s.send(q, detail::data_range(0, n), {*last});
+    } else {
+      s.send(q, detail::data_range(0, n));
+    }
   }
   for (core::Rank q = 1; q < p; ++q) {
     s.begin_rank(q);
-    const std::uint32_t sent = s.send(0, block(q));
-    s.recv(0, detail::data_range(0, n), {sent});
+    if (gathered(q)) {
+      const std::uint32_t sent = s.send(0, block(q));
+      s.recv(0, detail::data_range(0, n), {sent});
+    } else {
+      s.recv(0, detail::data_range(0, n));
+    }
   }
   s.finish();
   return s;
@@ -76,6 +95,9 @@ AlgorithmInfo describe_allgather_linear() {
   a.summary = "linear gather to rank 0, then rank 0 sends the whole vector to every rank";
   a.source = "Open MPI ompi_coll_base_allgather_intra_basic_linear";
   a.aliases = {"ompi:1", "ompi:linear", "smpi:GB"};
+  // allgatherv: Open MPI's coll/tuned allgatherv algorithm 1 ("default",
+  // ompi_coll_base_allgatherv_intra_basic_default) is this gather then a broadcast of the vector.
+  a.counts = true;
   a.check = [](const Request& req) { return detail::size_limit_refusal(linear_counts(req.ranks)); };
   a.generate = generate_linear;
   a.cost_formula = "about 2(p-1)a + (p-1)/p n b + (p-1) n b (rank 0's port; no exact closed form)";

@@ -9,6 +9,7 @@
 // are disjoint, so nothing waits for anything (2 operations, 0 dependencies per rank).
 
 #include "allgather/allgather_algorithms.hpp"
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 
 #include <fmt/format.h>
@@ -19,11 +20,11 @@ namespace {
 constexpr const char* kName = "two_proc";
 
 core::Schedule generate_two_proc(const Request& req) {
-  const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   s.reserve(4, 0);
   const auto block = [&](std::uint32_t b) {
-    const auto [offset, length] = core::block_range(n, 2, b);
+    const auto [offset, length] = lay.block(b);
     return detail::data_range(offset, length);
   };
   for (core::Rank r = 0; r < 2; ++r) {
@@ -45,6 +46,7 @@ AlgorithmInfo describe_allgather_two_proc() {
   a.source = "Open MPI ompi_coll_base_allgather_intra_two_procs";
   a.aliases = {"ompi:6", "ompi:two_proc"};
   a.constraints = {"exactly 2 ranks"};
+  a.counts = true; // allgatherv: ompi_coll_base_allgatherv_intra_two_procs (coll/tuned id 5)
   a.check = [](const Request& req) {
     return req.ranks == 2
                ? std::string{}
@@ -52,7 +54,7 @@ AlgorithmInfo describe_allgather_two_proc() {
   };
   a.generate = generate_two_proc;
   a.cost = [](const Request& req) -> std::optional<CostTerms> {
-    if (req.bytes.value % 2 != 0) {
+    if (!req.counts.empty() || req.bytes.value % 2 != 0) {
       return std::nullopt;
     }
     const std::uint64_t half = req.bytes.value / 2; // exact: n is even

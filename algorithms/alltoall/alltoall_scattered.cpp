@@ -14,9 +14,17 @@
 // data[n + q b, +b), then sends to r-ii-i from data[q b, +b), i = 0..s-1; the exchange with itself
 // (i + ii = 0) is the local copy of block r. Dependencies: a batch's first operation waits for
 // every operation of the batch before (the others issue after it, in program order).
+//
+// alltoallv (per-rank counts): MPIR_Alltoallv_intra_scattered, the same batches with each pair's
+// count at MPI's contiguous displacements (core::BlockLayout); it posts no receive for a zero
+// recvcount and no send for a zero sendcount, so a batch can be empty, and the next one then
+// waits for the last batch that posted anything. MPICH's auto choice for a non-in-place
+// MPI_Alltoallv (MPIR_Alltoallv_intra_auto).
 
 #include "alltoall/alltoall_algorithms.hpp"
 #include "generator_support.hpp"
+
+#include "collsim/core/layout.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -54,10 +62,10 @@ OpCounts scattered_counts(std::uint32_t p, std::uint32_t batch) {
 
 core::Schedule generate_scattered(const Request& req) {
   const std::uint32_t p = req.ranks;
-  const std::uint64_t n = req.bytes.value;
-  const std::uint64_t b = n / p;
   const std::uint32_t batch = batch_of(req);
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
+  const bool varying = lay.varying();
   const OpCounts counts = scattered_counts(p, batch);
   s.reserve(counts.ops, counts.deps);
   std::vector<std::uint32_t> previous;
@@ -76,22 +84,30 @@ core::Schedule generate_scattered(const Request& req) {
       };
       for (std::uint32_t i = 0; i < size; ++i) {
         const core::Rank from = static_cast<core::Rank>((std::uint64_t{r} + i + ii) % p);
+        const std::uint64_t c = lay.count(from, r);
+        if (varying && c == 0) {
+          continue;
+        }
         if (from == r) {
-          const core::Range own = detail::data_range(r * b, b);
-          current.push_back(s.add(OpKind::copy, 0, detail::data_range(n + r * b, b), own,
+          const core::Range own = detail::data_range(lay.send_offset(r, r), c);
+          current.push_back(s.add(OpKind::copy, 0, detail::data_range(lay.recv_offset(r, r), c),
+                                  own,
                                   current.empty() ? std::span<const std::uint32_t>(previous)
                                                   : std::span<const std::uint32_t>()));
           continue;
         }
-        add(OpKind::recv, from, detail::data_range(n + from * b, b));
+        add(OpKind::recv, from, detail::data_range(lay.recv_offset(from, r), c));
       }
       for (std::uint32_t i = 0; i < size; ++i) {
         const core::Rank to = static_cast<core::Rank>((std::uint64_t{r} + 2 * p - i - ii) % p);
-        if (to != r) {
-          add(OpKind::send, to, detail::data_range(to * b, b));
+        const std::uint64_t c = lay.count(r, to);
+        if (to != r && (!varying || c > 0)) {
+          add(OpKind::send, to, detail::data_range(lay.send_offset(r, to), c));
         }
       }
-      previous.swap(current);
+      if (!current.empty()) {
+        previous.swap(current);
+      }
     }
   }
   s.finish();
@@ -99,6 +115,9 @@ core::Schedule generate_scattered(const Request& req) {
 }
 
 std::optional<CostTerms> scattered_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint32_t p = req.ranks;
   const std::uint32_t batch = batch_of(req);
   std::uint64_t batches = 0;
@@ -117,13 +136,14 @@ AlgorithmInfo describe_alltoall_scattered() {
   a.name = kName;
   a.collective = core::CollectiveKind::alltoall;
   a.summary = "linear exchange in batches of B staggered peers, each batch waited for";
-  a.source = "MPICH MPIR_Alltoall_intra_scattered";
+  a.source = "MPICH MPIR_Alltoall_intra_scattered, MPIR_Alltoallv_intra_scattered";
   a.aliases = {"mpich:scattered"};
   a.params = {{kBatch, 32, 0, 1 << 30,
                "peers per batch (MPICH's MPIR_CVAR_ALLTOALL_THROTTLE); 0 = all at once"}};
-  a.constraints = {"bytes divisible by ranks"};
+  a.constraints = {"bytes divisible by ranks (uniform)"};
+  a.counts = true;
   a.check = [](const Request& req) -> std::string {
-    if (req.bytes.value % req.ranks != 0) {
+    if (req.counts.empty() && req.bytes.value % req.ranks != 0) {
       return "alltoall needs bytes divisible by ranks";
     }
     return detail::size_limit_refusal(scattered_counts(req.ranks, batch_of(req)));

@@ -32,6 +32,10 @@
 // for the butterfly send that read the bytes it overwrites; an excluded rank's receive waits for
 // its send of the whole vector.
 
+// MPI_Reduce_scatter (per-rank counts): the regions are the counts' blocks at MPI's contiguous
+// displacements (core::BlockLayout), as Open MPI's butterfly builds them from rcounts.
+
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
@@ -89,6 +93,7 @@ core::Schedule generate_butterfly(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = butterfly_counts(p);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -101,7 +106,7 @@ core::Schedule generate_butterfly(const Request& req) {
   const auto real_rank = [rem](std::uint32_t v) { return v < rem ? 2 * v + 1 : v + rem; };
   std::vector<std::uint64_t> region_begin(static_cast<std::size_t>(pof2) + 1);
   for (std::uint32_t i = 0; i < pof2; ++i) {
-    region_begin[i] = core::block_range(n, p, i < rem ? 2 * i : i + rem).first;
+    region_begin[i] = lay.block(i < rem ? 2 * i : i + rem).first;
   }
   region_begin[pof2] = n;
   const auto regions = [&](std::uint32_t first, std::uint32_t count) {
@@ -109,7 +114,7 @@ core::Schedule generate_butterfly(const Request& req) {
                               region_begin[first + count] - region_begin[first]);
   };
   const auto block = [&](std::uint32_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+    const auto [offset, length] = lay.block(static_cast<core::Rank>(b));
     return detail::data_range(offset, length);
   };
 
@@ -165,6 +170,9 @@ core::Schedule generate_butterfly(const Request& req) {
 }
 
 std::optional<CostTerms> butterfly_cost(const Request& req) {
+  if (!req.counts.empty()) {
+    return std::nullopt;
+  }
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   if (p < 2 || n % p != 0 || !std::has_single_bit(p)) {
@@ -189,6 +197,7 @@ AlgorithmInfo describe_reduce_scatter_butterfly() {
   a.source = "Traff, EuroPVM/MPI 2005; Open MPI ompi_coll_base_reduce_scatter_intra_butterfly";
   a.aliases = {"ompi:4", "ompi:butterfly", "smpi:ompi_butterfly"};
   a.constraints = {"other than a power of two: the first 2(p - 2^floor(lg p)) ranks fold in pairs"};
+  a.counts = true;
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(butterfly_counts(req.ranks));
   };

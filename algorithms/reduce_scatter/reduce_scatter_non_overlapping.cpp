@@ -19,6 +19,10 @@
 // send waits for the last recv_reduce; a rank's final receive overwrites bytes its reduce send
 // read, so it waits for that send.
 
+// MPI_Reduce_scatter (per-rank counts): the scatter sends each rank its count's block at MPI's
+// contiguous displacements (core::BlockLayout); the reduce is unchanged.
+
+#include "collsim/core/layout.hpp"
 #include "generator_support.hpp"
 #include "reduce_scatter/reduce_scatter_algorithms.hpp"
 
@@ -60,6 +64,7 @@ core::Schedule generate_non_overlapping(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
+  const core::BlockLayout lay(s.header());
   const OpCounts counts = non_overlapping_counts(p);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
@@ -67,7 +72,7 @@ core::Schedule generate_non_overlapping(const Request& req) {
     return s;
   }
   const auto block = [&](std::uint64_t b) {
-    const auto [offset, length] = core::block_range(n, p, b);
+    const auto [offset, length] = lay.block(static_cast<core::Rank>(b));
     return detail::data_range(offset, length);
   };
   const core::Range all = detail::data_range(0, n);
@@ -107,6 +112,7 @@ AlgorithmInfo describe_reduce_scatter_non_overlapping() {
   a.summary = "binomial reduce of the whole vector to rank 0, then a linear scatter of the blocks";
   a.source = "Open MPI ompi_coll_base_reduce_scatter_intra_nonoverlapping";
   a.aliases = {"ompi:1", "ompi:non-overlapping"};
+  a.counts = true;
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(non_overlapping_counts(req.ranks));
   };

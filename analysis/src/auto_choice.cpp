@@ -3,6 +3,7 @@
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/core/layout.hpp"
 
 #include <fmt/format.h>
 
@@ -64,8 +65,19 @@ std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
   return c;
 }
 
-std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective) {
-  if (collective != core::CollectiveKind::allreduce) {
+std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective, bool varying) {
+  if (varying && collective == core::CollectiveKind::alltoall) {
+    // MPICH maint/tuning/coll/mpir/generic.json: an alltoallv not in place runs
+    // MPIR_Alltoallv_intra_scattered (ch4's composition alpha calls MPIR's selection).
+    LibraryChoice c;
+    c.library = "MPICH 4 (ch4)";
+    c.algorithm = "scattered";
+    c.library_name = "MPIR_Alltoallv_intra_scattered";
+    c.reason = "mpir generic.json: alltoallv, is_sendbuf_inplace=no (batches of "
+               "MPIR_CVAR_ALLTOALL_THROTTLE = 32 peers)";
+    return c;
+  }
+  if (varying || collective != core::CollectiveKind::allreduce) {
     return std::nullopt;
   }
   // MPICH v4.2.3 maint/tuning/coll/ch4/generic.json: composition alpha on a communicator
@@ -128,7 +140,8 @@ std::optional<LibraryChoice> han_default(const core::Topology& topo,
 std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const core::Topology& topo,
                                          core::CollectiveKind collective, std::uint32_t ranks,
                                          core::Bytes bytes, const algorithms::Registry& registry,
-                                         std::string* why, std::uint32_t element_bytes) {
+                                         std::string* why, std::uint32_t element_bytes,
+                                         bool varying) {
   stacks::Chooser chooser = stacks::Chooser::machine;
   if (!scenario.stack.empty()) {
     chooser = stacks().find(scenario.stack).info().chooser;
@@ -148,9 +161,11 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
     chooser = stacks::Chooser::ompi41;
     stand_in = "HCOLL";
   } else if (chooser == stacks::Chooser::mpich4) {
-    if (auto c = mpich4_default(collective)) {
-      // MPIR's choice among the node roots compares the element count with their number.
-      c->params["element_bytes"] = std::to_string(element_bytes);
+    if (auto c = mpich4_default(collective, varying)) {
+      if (!varying) {
+        // MPIR's choice among the node roots compares the element count with their number.
+        c->params["element_bytes"] = std::to_string(element_bytes);
+      }
       return c;
     }
     chooser = stacks::Chooser::ompi41;
@@ -170,6 +185,17 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
       chooser == stacks::Chooser::nccl ||
       (chooser == stacks::Chooser::machine && auto_library(topo, collective) == AutoLibrary::nccl);
   if (nccl) {
+    if (varying && (collective == core::CollectiveKind::allgather ||
+                    collective == core::CollectiveKind::reduce_scatter)) {
+      // NCCL's allgather and reduce_scatter take one count for every rank (nccl.h); uneven
+      // shards are padded or sent as grouped point-to-point by the framework above it.
+      if (why != nullptr) {
+        *why = fmt::format("NCCL has no {} (its {} takes one count for every rank)",
+                           core::collective_display_name(collective, true),
+                           core::to_string(collective));
+      }
+      return std::nullopt;
+    }
     const auto choice = nccl_default(collective, ranks, bytes,
                                      nccl_inputs(scenario.topology, scenario.nccl, topo, ranks));
     if (choice) {
@@ -185,6 +211,7 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.ranks = ranks;
   call.bytes = bytes;
   call.element_bytes = element_bytes;
+  call.varying = varying;
   auto choice = ompi41_default(call, registry);
   if (choice && !stand_in.empty()) {
     choice->reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "

@@ -20,6 +20,8 @@
 
 #include "collsim/analysis/ompi_defaults.hpp"
 
+#include "ompi_rule_table.hpp"
+
 #include "collsim/core/errors.hpp"
 
 #include <fmt/format.h>
@@ -40,30 +42,10 @@ constexpr std::uint64_t kMiB = 1024 * kKiB;
 
 constexpr std::string_view kLibrary = "Open MPI 4.1.x coll/tuned (fixed rules)";
 
-/// "m < below -> id": one branch of a size chain.
-struct Step {
-  std::uint64_t below = 0;
-  int id = 0;
-};
-
-/// One communicator-size branch of a decision function. `p_bound` 0 marks the final `else`.
-struct Row {
-  enum class P { equals, below, otherwise };
-  P p_test = P::below;
-  std::uint32_t p_bound = 0;
-  std::vector<Step> steps; ///< evaluated in order; the first with m < below wins
-  int otherwise = 0;       ///< the id when no step matches
-};
-
-Row p_equals(std::uint32_t p, std::initializer_list<Step> steps, int otherwise) {
-  return Row{Row::P::equals, p, steps, otherwise};
-}
-Row p_below(std::uint32_t p, std::initializer_list<Step> steps, int otherwise) {
-  return Row{Row::P::below, p, steps, otherwise};
-}
-Row p_rest(std::initializer_list<Step> steps, int otherwise) {
-  return Row{Row::P::otherwise, 0, steps, otherwise};
-}
+using detail::p_below;
+using detail::p_equals;
+using detail::p_rest;
+using detail::Row;
 
 // ---- The 4.1 tables, in the source's order (ompi_coll_tuned_<coll>_intra_dec_fixed). ----
 
@@ -264,25 +246,6 @@ std::vector<Row> rows_for(CollectiveKind c, bool commutative) {
   throw core::InternalError("ompi41_fixed_rule: unhandled collective");
 }
 
-std::string p_text(const Row& row, std::uint32_t previous_bound) {
-  switch (row.p_test) {
-  case Row::P::equals: return fmt::format("p == {}", row.p_bound);
-  case Row::P::below: return fmt::format("p < {}", row.p_bound);
-  case Row::P::otherwise:
-    return previous_bound == 0 ? std::string{"any p"} : fmt::format("p >= {}", previous_bound);
-  }
-  return {};
-}
-
-std::string m_text(std::uint64_t lower, std::uint64_t upper, bool has_upper) {
-  const auto b = [](std::uint64_t v) { return core::format_bytes(core::Bytes{v}); };
-  if (!has_upper) {
-    return lower == 0 ? std::string{"any m"} : fmt::format("m >= {}", b(lower));
-  }
-  return lower == 0 ? fmt::format("m < {}", b(upper))
-                    : fmt::format("{} <= m < {}", b(lower), b(upper));
-}
-
 struct IdName {
   int id;
   std::string_view name;
@@ -474,35 +437,12 @@ std::uint64_t ompi41_metric(const OmpiCall& call) {
 
 OmpiRule ompi41_fixed_rule(CollectiveKind collective, std::uint32_t ranks, std::uint64_t m,
                            bool commutative) {
-  const auto rows = rows_for(collective, commutative);
-  std::uint32_t previous_bound = 0;
-  for (const auto& row : rows) {
-    const bool applies = row.p_test == Row::P::otherwise ||
-                         (row.p_test == Row::P::equals && ranks == row.p_bound) ||
-                         (row.p_test == Row::P::below && ranks < row.p_bound);
-    if (!applies) {
-      if (row.p_test == Row::P::below) {
-        previous_bound = row.p_bound;
-      }
-      continue;
-    }
-    std::string where = p_text(row, previous_bound);
-    if (reduces(collective)) {
-      where += commutative ? ", commutative" : ", non-commutative";
-    }
-    std::uint64_t lower = 0;
-    for (const auto& step : row.steps) {
-      if (m < step.below) {
-        return {step.id,
-                fmt::format("{}: {} -> {}", where, m_text(lower, step.below, true), step.id)};
-      }
-      lower = step.below;
-    }
-    const std::string m_part =
-        collective == CollectiveKind::barrier ? std::string{} : ": " + m_text(lower, 0, false);
-    return {row.otherwise, fmt::format("{}{} -> {}", where, m_part, row.otherwise)};
+  std::string suffix;
+  if (reduces(collective)) {
+    suffix = commutative ? ", commutative" : ", non-commutative";
   }
-  throw core::InternalError("ompi41_fixed_rule: a decision table has no final branch");
+  return detail::evaluate_rows(rows_for(collective, commutative), ranks, m, suffix,
+                               collective != CollectiveKind::barrier);
 }
 
 std::string ompi41_algorithm_name(CollectiveKind collective, int id) {
@@ -523,11 +463,14 @@ std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
     return std::nullopt;
   }
   const CollectiveKind c = call.collective;
-  if (c == CollectiveKind::alltoall && call.bytes.value % call.ranks != 0) {
+  if (c == CollectiveKind::alltoall && !call.varying && call.bytes.value % call.ranks != 0) {
     // MPI_Alltoall sends the same count to every peer; collsim's alltoall algorithms need it too.
     return std::nullopt;
   }
 
+  if (call.varying) {
+    return ompi41_v_default(call, registry);
+  }
   LibraryChoice choice;
   if (call.ranks == 1) {
     // coll/tuned's comm_query returns no module for fewer than 2 ranks; coll/self runs a local

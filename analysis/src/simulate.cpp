@@ -57,9 +57,9 @@ struct AutoPoint {
 std::optional<AutoPoint> resolve_auto(const core::Scenario& scenario, const core::Topology& topo,
                                       core::CollectiveKind collective, std::uint32_t ranks,
                                       core::Bytes bytes, const algorithms::Registry& registry,
-                                      std::string* why) {
+                                      std::string* why, bool varying) {
   const std::optional<LibraryChoice> choice =
-      auto_choice(scenario, topo, collective, ranks, bytes, registry, why);
+      auto_choice(scenario, topo, collective, ranks, bytes, registry, why, 4, varying);
   if (!choice) {
     return std::nullopt;
   }
@@ -464,10 +464,14 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       for (core::Bytes n : study.sizes) {
         probe.counts = make_counts(study.counts, study.collective, p, n.value);
         Point pt{algos[ai], algo_params[ai], p, n, {}, {}};
+        probe.bytes = probe.counts.empty()
+                          ? n
+                          : core::Bytes{core::counts_bytes(study.collective, p, probe.counts)};
         std::string why;
         if (pt.algo == nullptr) {
           const std::optional<AutoPoint> chosen =
-              resolve_auto(scenario, topologies.at(p), study.collective, p, n, registry, &why);
+              resolve_auto(scenario, topologies.at(p), study.collective, p, probe.bytes, registry,
+                           &why, !probe.counts.empty());
           if (!chosen) {
             out.skipped.push_back(fmt::format("auto at {} ranks, {} bytes: {}", p, n.value, why));
             continue;
@@ -479,9 +483,6 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
         }
         const std::string name =
             pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name);
-        probe.bytes = probe.counts.empty()
-                          ? n
-                          : core::Bytes{core::counts_bytes(study.collective, p, probe.counts)};
         probe.params = pt.params;
         why = registry.refusal(*pt.algo, probe);
         if (!why.empty()) {
@@ -598,8 +599,9 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
   std::string chosen;
   const algorithms::AlgorithmInfo* picked = nullptr;
   if (one.algorithms[0] == kAutoAlgorithm) {
-    const std::optional<AutoPoint> a = resolve_auto(scenario, out.topology, req.collective,
-                                                    req.ranks, req.bytes, registry, nullptr);
+    const std::optional<AutoPoint> a =
+        resolve_auto(scenario, out.topology, req.collective, req.ranks, req.bytes, registry,
+                     nullptr, !req.counts.empty());
     picked = a->algo; // run_study above ran the point, so the choice exists
     req.params = a->params;
     chosen = a->shown;

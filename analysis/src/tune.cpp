@@ -5,7 +5,9 @@
 
 #include "collsim/analysis/tune.hpp"
 
+#include "collsim/analysis/imbalance.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/core/layout.hpp"
 
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/core/errors.hpp"
@@ -238,6 +240,11 @@ std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& reg
     }
   }
   const core::OmpiVersion id_version = options.candidates.ompi.value_or(core::OmpiVersion::v4_1);
+  const bool varying = options.counts.kind != core::CountsSpec::Kind::none;
+  if (varying && options.candidates.algorithms.empty()) {
+    // A v-variant is tuned among the algorithms that take counts (AlgorithmInfo::counts).
+    std::erase_if(algos, [](const algorithms::AlgorithmInfo* a) { return !a->counts; });
+  }
   std::vector<core::TuneCandidate> out;
   for (const auto* a : algos) {
     const std::optional<int> id = ompi_algorithm_id(*a, id_version);
@@ -283,7 +290,9 @@ std::vector<core::TuneCandidate> tune_candidates(const algorithms::Registry& reg
         if (proto) {
           c.params[std::string(kProtocol)] = *proto;
         }
-        c.ompi_id = id;
+        // coll/tuned numbers the v-collectives' algorithms on their own (allgatherv's ring is
+        // 3, allgather's 4): an allgather id would name the wrong one.
+        c.ompi_id = varying ? std::nullopt : id;
         c.fanout = chains != nullptr ? chains->default_value : 0;
         if (segment != nullptr) {
           c.segment_size = s.value_or(segment->default_value);
@@ -313,8 +322,27 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   if (options.ranks.empty() || options.sizes.empty() || options.collectives.empty()) {
     throw core::UsageError("tune needs at least one collective, one rank count and one size");
   }
+  const bool varying = options.counts.kind != core::CountsSpec::Kind::none;
+  if (varying) {
+    using K = core::CountsSpec::Kind;
+    if (options.counts.kind == K::cart || options.counts.kind == K::graph ||
+        options.counts.kind == K::sparse) {
+      throw core::UsageError(fmt::format(
+          "tune --counts {}: a neighbourhood collective has no algorithm choice in an MPI "
+          "library to tune; compare its algorithms with `collsim sim`",
+          options.counts.text));
+    }
+    for (CollectiveKind c : options.collectives) {
+      if (!core::has_counts_variant(c)) {
+        throw core::UsageError(
+            fmt::format("tune --counts: {} has no v-variant", core::to_string(c)));
+      }
+    }
+  }
   core::TuneTable table;
   table.scenario = scenario.name;
+  table.counts = varying ? options.counts.text : std::string{};
+  table.skew = options.skew.kind != core::SkewSpec::Kind::none ? options.skew.text : std::string{};
   table.stack = scenario.stack;
   table.engine = options.engine;
   table.ompi = options.candidates.ompi;
@@ -380,6 +408,8 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
       study.engine = options.engine;
       study.root = options.root;
       study.params = cands[k].params;
+      study.counts = options.counts;
+      study.skew = options.skew;
       const StudyResult r =
           run_study(scenario, study, registry, report(done), options.threads, false);
       done += ranks.size() * table.sizes.size();
@@ -433,12 +463,19 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
           if (s < range.from || range.to < s) {
             continue;
           }
+          const std::vector<std::uint64_t> counts =
+              make_counts(options.counts, collective, p, s.value);
           OmpiCall call;
           call.collective = collective;
           call.ranks = p;
-          call.bytes = s;
+          call.bytes = counts.empty() ? s : core::Bytes{core::counts_bytes(collective, p, counts)};
+          call.varying = varying;
+          // NCCL has no allgatherv or MPI_Reduce_scatter (auto_choice.hpp): no default there.
+          const bool nccl_lacks = varying && (collective == CollectiveKind::allgather ||
+                                              collective == CollectiveKind::reduce_scatter);
           const std::optional<LibraryChoice> choice =
-              nccl ? nccl_library_choice(collective, p, s, nccl_in.at(p))
+              nccl ? (nccl_lacks ? std::nullopt
+                                 : nccl_library_choice(collective, p, call.bytes, nccl_in.at(p)))
                    : ompi41_default(call, registry);
           if (!choice) {
             continue;
@@ -461,7 +498,9 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
             algorithms::Request req;
             req.collective = collective;
             req.ranks = p;
-            req.bytes = s;
+            req.bytes = call.bytes;
+            req.counts = counts;
+            req.arrivals = make_arrivals(options.skew, p);
             req.root = options.root;
             req.params = wanted;
             req.topology = &topologies.at(p);

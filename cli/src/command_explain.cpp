@@ -16,10 +16,12 @@
 #include "explain_support.hpp"
 
 #include "collsim/analysis/auto_choice.hpp"
+#include "collsim/analysis/imbalance.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/validate.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
@@ -109,8 +111,9 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
                                                        : "MPICH";
     if (auto choice = library == LibraryKind::ucc
                           ? analysis::ucc11_default(call.collective, call.bytes)
-                      : library == LibraryKind::hcoll ? analysis::hcoll_default(call.collective)
-                                                      : analysis::mpich4_default(call.collective)) {
+                      : library == LibraryKind::hcoll
+                          ? analysis::hcoll_default(call.collective)
+                          : analysis::mpich4_default(call.collective, !call.counts.empty())) {
       return *choice;
     }
     // collsim models UCC's, HCOLL's and MPICH's selection for allreduce only: Open MPI's rules
@@ -135,6 +138,7 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
     oc.ranks = call.ranks;
     oc.bytes = call.bytes;
     oc.commutative = call.commutative;
+    oc.varying = !call.counts.empty();
     auto choice = analysis::ompi41_default(oc, registry);
     if (!choice) {
       throw core::UsageError(fmt::format(
@@ -143,6 +147,12 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
           core::to_string(call.collective), call.bytes.value, call.ranks));
     }
     return *choice;
+  }
+  if (!call.counts.empty() && (call.collective == core::CollectiveKind::allgather ||
+                               call.collective == core::CollectiveKind::reduce_scatter)) {
+    throw core::UsageError(fmt::format(
+        "NCCL has no {} (its {} takes one count for every rank); use --library ompi",
+        core::collective_display_name(call.collective, true), core::to_string(call.collective)));
   }
   out.inputs = analysis::nccl_inputs(scenario.topology, scenario.nccl, topo, call.ranks);
   out.nccl = analysis::nccl_default(call.collective, call.ranks, call.bytes, *out.inputs);
@@ -231,8 +241,12 @@ Explanation explain(LibraryKind library, const Call& call, const core::Scenario&
                          ? "collsim's MPI algorithms (not NCCL's), at default parameters"
                          : "collsim's MPI algorithms (not NCCL's) that allow a non-commutative "
                            "operation, at default parameters";
+    if (!call.counts.empty()) {
+      out.considered += ", that take per-rank counts";
+    }
     for (const auto* a : registry.list(call.collective)) {
-      if (analysis::is_nccl_algorithm(*a) || (!call.commutative && needs_commutative(*a))) {
+      if (analysis::is_nccl_algorithm(*a) || (!call.commutative && needs_commutative(*a)) ||
+          (!call.counts.empty() && !a->counts)) {
         continue;
       }
       candidates.push_back({a, {}, false});
@@ -256,6 +270,8 @@ Explanation explain(LibraryKind library, const Call& call, const core::Scenario&
     req.collective = call.collective;
     req.ranks = call.ranks;
     req.bytes = call.bytes;
+    req.counts = call.counts;
+    req.arrivals = call.arrivals;
     req.topology = &topo;
     req.params = algorithms::resolve_params(*c.algo, c.params);
     if (std::string why = registry.refusal(*c.algo, req); !why.empty()) {
@@ -319,6 +335,8 @@ void add_explain(CLI::App& app) {
     std::string format = "table";
     std::size_t top = 5;
     std::string output;
+    std::string counts;
+    std::string skew;
     StackOptions stack;
   };
   auto a = std::make_shared<Args>();
@@ -343,6 +361,12 @@ void add_explain(CLI::App& app) {
                   "Whether the reduction operation is commutative (true or false; Open MPI only, "
                   "NCCL's operations all are)")
       ->capture_default_str();
+  cmd->add_option("--counts", a->counts,
+                  "Per-rank counts of a v-collective (alltoallv, allgatherv, ...): zipf:1.2, "
+                  "normal:0.5, one:R, file:PATH, moe:PATH, ... (docs/imbalance.md)");
+  cmd->add_option("--skew", a->skew,
+                  "When the ranks arrive: late:1ms, late:T,k=K, uniform:T, normal:T, file:PATH "
+                  "(docs/imbalance.md)");
   cmd->add_option("--top", a->top, "Rows of the ranking to show")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -369,7 +393,8 @@ void add_explain(CLI::App& app) {
           fmt::format("--commutative: expected true or false, got '{}'", a->commutative));
     }
     Call call;
-    call.collective = core::collective_from_name(a->collective);
+    const CollectiveOptions named = parse_collective_options(a->collective, a->counts, a->skew);
+    call.collective = named.kind;
     const std::vector<std::uint32_t> ranks = parse_ranks(a->ranks, "--ranks");
     if (ranks.size() != 1) {
       throw core::UsageError(
@@ -378,6 +403,14 @@ void add_explain(CLI::App& app) {
     call.ranks = ranks.front();
     call.bytes = parse_size(a->bytes, "--bytes");
     call.commutative = a->commutative == "true";
+    call.counts =
+        analysis::make_counts(named.counts, call.collective, call.ranks, call.bytes.value);
+    if (!call.counts.empty()) {
+      call.bytes = core::Bytes{core::counts_bytes(call.collective, call.ranks, call.counts)};
+      call.counts_text = named.counts.text;
+    }
+    call.arrivals = analysis::make_arrivals(named.skew, call.ranks);
+    call.skew_text = named.skew.text;
 
     core::Scenario scenario = io::load_scenario(a->scenario);
     apply_stack_options(a->stack, scenario);
@@ -424,9 +457,15 @@ void add_explain(CLI::App& app) {
     std::string text;
     nlohmann::json all = nlohmann::json::array();
     if (a->format == "table") {
+      std::string what = core::collective_display_name(call.collective, !call.counts.empty());
+      if (!call.counts.empty()) {
+        what += fmt::format(" (counts {})", call.counts_text);
+      }
+      if (!call.arrivals.empty()) {
+        what += fmt::format(" (skew {})", call.skew_text);
+      }
       text += fmt::format("# collsim explain: {} of {} over {} ranks, scenario '{}', engine {}\n",
-                          core::to_string(call.collective), bytes_text(call.bytes), call.ranks,
-                          scenario.name, a->engine);
+                          what, bytes_text(call.bytes), call.ranks, scenario.name, a->engine);
     }
     for (const LibraryKind library : libraries) {
       const Explanation e = explain(library, call, scenario, topo, registry, engine);

@@ -2,6 +2,8 @@
 
 #include "explain_support.hpp"
 
+#include "collsim/core/layout.hpp"
+
 #include "collsim/algorithms/nccl_constants.hpp"
 
 #include <fmt/format.h>
@@ -222,22 +224,30 @@ nlohmann::json to_json(const Explanation& e, const Call& call, const core::Scena
     r["rank"] = i + 1;
     ranking.push_back(std::move(r));
   }
-  return {{"scenario", scenario.name},
-          {"collective", core::to_string(call.collective)},
-          {"ranks", call.ranks},
-          {"bytes", call.bytes.value},
-          {"engine", engine},
-          {"library", key(e.library)},
-          {"commutative", call.commutative},
-          {"library_default", def},
-          {"default_rank", e.default_rank},
-          {"fastest", timed_json(e.fastest())},
-          {"ranking", ranking},
-          {"considered", e.considered},
-          {"candidates", e.ranking.size()},
-          {"refused", e.refused},
-          {"regret_pct", e.regret_pct},
-          {"speedup", e.speedup}};
+  nlohmann::json out = {
+      {"scenario", scenario.name},
+      {"collective", core::collective_display_name(call.collective, !call.counts.empty())},
+      {"ranks", call.ranks},
+      {"bytes", call.bytes.value},
+      {"engine", engine},
+      {"library", key(e.library)},
+      {"commutative", call.commutative},
+      {"library_default", def},
+      {"default_rank", e.default_rank},
+      {"fastest", timed_json(e.fastest())},
+      {"ranking", ranking},
+      {"considered", e.considered},
+      {"candidates", e.ranking.size()},
+      {"refused", e.refused},
+      {"regret_pct", e.regret_pct},
+      {"speedup", e.speedup}};
+  if (!call.counts.empty()) {
+    out["counts"] = call.counts_text;
+  }
+  if (!call.arrivals.empty()) {
+    out["skew"] = call.skew_text;
+  }
+  return out;
 }
 
 } // namespace collsim::cli::explain_detail

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 #include <unistd.h>
 
@@ -33,6 +34,8 @@ struct TuneArgs {
   std::string engine = "loggp";
   std::uint32_t root = 0;
   unsigned threads = 0;
+  std::string counts;
+  std::string skew;
 };
 
 void run_tune(const TuneArgs& a) {
@@ -54,11 +57,31 @@ void run_tune(const TuneArgs& a) {
   analysis::TuneOptions options;
   options.collectives.clear();
   for (const std::string& name : a.collectives) {
-    const core::CollectiveKind c = core::collective_from_name(name);
+    // MPI's v-names (alltoallv, ...) tune the v-variant; --counts applies to every collective.
+    const CollectiveOptions named = parse_collective_options(name, a.counts, a.skew);
+    const core::CollectiveKind c = named.kind;
+    if (named.counts.kind != core::CountsSpec::Kind::none) {
+      if (options.counts.kind != core::CountsSpec::Kind::none &&
+          !(options.counts == named.counts)) {
+        throw core::UsageError(fmt::format(
+            "--collective {}: tune one kind of call at a time (all v-variants with the same "
+            "--counts, or all uniform)",
+            fmt::join(a.collectives, ",")));
+      }
+      options.counts = named.counts;
+    }
+    options.skew = named.skew;
     if (std::find(options.collectives.begin(), options.collectives.end(), c) ==
         options.collectives.end()) {
       options.collectives.push_back(c);
     }
+  }
+  if (options.counts.kind != core::CountsSpec::Kind::none && format != io::TuningFormat::table &&
+      format != io::TuningFormat::csv && format != io::TuningFormat::json) {
+    throw core::UsageError(fmt::format(
+        "--format {}: a library's tuning file keys its rules on the message size alone, not on "
+        "a distribution of counts; write table, csv or json",
+        a.format));
   }
   options.ranks = parse_ranks(a.ranks, "--ranks");
   options.sizes = parse_sizes(a.sizes, "--sizes");
@@ -135,6 +158,13 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--engine", a->engine, "Engine: loggp, simgrid or analytic")
       ->capture_default_str();
   cmd->add_option("--root", a->root, "Root rank of rooted collectives")->capture_default_str();
+  cmd->add_option("--counts", a->counts,
+                  "Per-rank counts of the v-variants (alltoallv, allgatherv, ...), scaled to each "
+                  "size: zipf:S, normal:CV, one:R, file:PATH, moe:PATH (docs/imbalance.md; "
+                  "table, csv and json only)");
+  cmd->add_option("--skew", a->skew,
+                  "When the ranks arrive: late:T[@R], late:T,k=K, uniform:T, normal:T, file:PATH "
+                  "(docs/imbalance.md)");
   cmd->add_option("--threads", a->threads, "Worker threads for the sweep (0: all cores)")
       ->capture_default_str();
   add_stack_options(*cmd, a->stack);

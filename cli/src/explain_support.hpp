@@ -63,6 +63,12 @@ struct Call {
   std::uint32_t ranks = 1;
   core::Bytes bytes{0};
   bool commutative = true;
+  /// The v-variant's per-rank counts (empty: uniform; `bytes` is then their total) and the ranks'
+  /// arrival times (empty: all at once), from --counts and --skew (docs/imbalance.md).
+  std::vector<std::uint64_t> counts;
+  std::vector<double> arrivals;
+  std::string counts_text; ///< the --counts spec as given ("zipf:1.2"), for the title and JSON
+  std::string skew_text;
 };
 
 std::string label(const std::string& algorithm, const algorithms::RawParams& params);

@@ -3,7 +3,9 @@
 #include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/tune.hpp"
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/text.hpp"
+#include "collsim/io/imbalance_files.hpp"
 #include "collsim/io/presets.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/tuning_formats.hpp"
@@ -124,6 +126,12 @@ StudyControls default_controls(const core::Scenario& scenario,
     c.min_bytes = nearest_power_of_two(lo->value);
     c.max_bytes = std::max(c.min_bytes, nearest_power_of_two(hi->value));
     c.size_count = static_cast<int>(s.sizes.size());
+  }
+  if (s.counts.kind != core::CountsSpec::Kind::none) {
+    c.counts = s.counts.text;
+  }
+  if (s.skew.kind != core::SkewSpec::Kind::none) {
+    c.skew = s.skew.text;
   }
   return c;
 }
@@ -254,6 +262,27 @@ core::StudySpec make_study(const StudyControls& controls) {
   s.sizes = power_of_two_sizes(core::Bytes{controls.min_bytes}, core::Bytes{controls.max_bytes},
                                controls.size_count);
   s.engine = controls.engine;
+  if (!controls.counts.empty()) {
+    const core::Parsed<core::CountsSpec> c = core::parse_counts_spec(controls.counts);
+    if (!c.error.empty()) {
+      throw core::UsageError(fmt::format("counts '{}': {}", controls.counts, c.error));
+    }
+    if (!core::has_counts_variant(controls.collective)) {
+      throw core::UsageError(fmt::format("counts: {} has no v-variant (counts apply to "
+                                         "allgather, gather, scatter, reduce_scatter and alltoall)",
+                                         core::to_string(controls.collective)));
+    }
+    s.counts = c.value;
+    io::load_counts_data(s.counts, "");
+  }
+  if (!controls.skew.empty()) {
+    const core::Parsed<core::SkewSpec> k = core::parse_skew_spec(controls.skew);
+    if (!k.error.empty()) {
+      throw core::UsageError(fmt::format("skew '{}': {}", controls.skew, k.error));
+    }
+    s.skew = k.value;
+    io::load_skew_data(s.skew, "");
+  }
   // Stack names are checked where the study runs (UnknownNameError with the valid names).
   std::string_view rest = controls.stacks;
   while (!rest.empty()) {
@@ -357,6 +386,8 @@ core::TuneTable compute_tuning(const core::Scenario& scenario, const core::Study
   options.sizes = study.sizes;
   options.engine = study.engine;
   options.root = study.root;
+  options.counts = study.counts;
+  options.skew = study.skew;
   options.threads = threads;
   options.progress = progress;
   options.candidates = analysis::library_candidates(io::tuning_format_library(target.format),
@@ -395,10 +426,11 @@ charts::TimelineModel compute_timeline(const core::Scenario& scenario, const cor
   options.timeline = true;
   options.messages = true; // bars over the time data is on the wire (charts::timeline_model)
   const analysis::PointRun run = analysis::run_point(scenario, one, registry, options);
-  return charts::timeline_model(run, fmt::format("{}: {} {} at {} ranks, {} ({})", scenario.name,
-                                                 core::to_string(one.collective),
-                                                 automatic ? run.row.params : algo->name, ranks,
-                                                 core::format_bytes(bytes), one.engine));
+  return charts::timeline_model(
+      run, fmt::format("{}: {} {} at {} ranks, {} ({})", scenario.name,
+                       core::collective_display_name(one.collective, run.row.varying),
+                       automatic ? run.row.params : algo->name, ranks, core::format_bytes(bytes),
+                       one.engine));
 }
 
 ValidationOutput compute_validation(const core::Scenario& scenario,

@@ -42,6 +42,8 @@ struct StudyControls {
   std::uint64_t min_bytes = 8;
   std::uint64_t max_bytes = 1ULL << 30; ///< powers of two, min <= max
   int size_count = 28;                  ///< sizes between them, spaced evenly on log2
+  std::string counts; ///< a v-collective's counts spec ("zipf:1.2"); empty: uniform
+  std::string skew;   ///< the ranks' arrival skew ("late:1ms"); empty: all at once
   bool operator==(const StudyControls&) const = default;
 };
 
@@ -70,7 +72,8 @@ std::vector<std::uint32_t> parse_rank_list(std::string_view text);
 std::vector<core::Bytes> power_of_two_sizes(core::Bytes min, core::Bytes max, int count);
 
 /// The study the controls describe. UsageError when no algorithm is selected, and for bad params,
-/// ranks or sizes; UnknownNameError for an engine collsim does not have.
+/// ranks, sizes, counts or skew (a counts spec on a collective without a v-variant, a file that
+/// does not read); UnknownNameError for an engine collsim does not have.
 core::StudySpec make_study(const StudyControls& controls);
 
 /// A sweep and everything its charts are drawn from.

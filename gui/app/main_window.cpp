@@ -179,6 +179,17 @@ QWidget* MainWindow::build_controls() {
   ranks_edit_->setObjectName("ranksEdit");
   ranks_edit_->setPlaceholderText("8,16,64");
   form->addRow("ranks", ranks_edit_);
+  counts_edit_ = new QLineEdit;
+  counts_edit_->setObjectName("countsEdit");
+  counts_edit_->setPlaceholderText("uniform (zipf:1.2, normal:0.5, one:0, file:PATH)");
+  counts_edit_->setToolTip("per-rank counts: runs the collective's v-variant (alltoallv, "
+                           "allgatherv, ...; docs/imbalance.md)");
+  form->addRow("counts", counts_edit_);
+  skew_edit_ = new QLineEdit;
+  skew_edit_->setObjectName("skewEdit");
+  skew_edit_->setPlaceholderText("all at once (late:1ms, uniform:100us)");
+  skew_edit_->setToolTip("when the ranks enter the call (docs/imbalance.md)");
+  form->addRow("skew", skew_edit_);
   min_size_combo_ = new QComboBox;
   min_size_combo_->setObjectName("minSizeCombo");
   fill_size_combo(min_size_combo_);
@@ -207,6 +218,8 @@ QWidget* MainWindow::build_controls() {
   connect(engine_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
   connect(stacks_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
   connect(ranks_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
+  connect(counts_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
+  connect(skew_edit_, &QLineEdit::textChanged, this, [this] { schedule_recompute(); });
   connect(min_size_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
   connect(max_size_combo_, &QComboBox::currentIndexChanged, this, [this] { schedule_recompute(); });
   connect(size_count_spin_, &QSpinBox::valueChanged, this, [this] { schedule_recompute(); });
@@ -291,6 +304,8 @@ void MainWindow::fill_controls(const StudyControls& c) {
   engine_combo_->setCurrentText(q(c.engine));
   stacks_edit_->setText(q(c.stacks));
   ranks_edit_->setText(q(c.ranks));
+  counts_edit_->setText(q(c.counts));
+  skew_edit_->setText(q(c.skew));
   select_data(min_size_combo_, QVariant::fromValue<qulonglong>(c.min_bytes));
   select_data(max_size_combo_, QVariant::fromValue<qulonglong>(c.max_bytes));
   size_count_spin_->setValue(c.size_count);
@@ -324,6 +339,8 @@ StudyControls MainWindow::controls() const {
   c.engine = engine_combo_->currentText().toStdString();
   c.stacks = stacks_edit_->text().toStdString();
   c.ranks = ranks_edit_->text().toStdString();
+  c.counts = counts_edit_->text().trimmed().toStdString();
+  c.skew = skew_edit_->text().trimmed().toStdString();
   c.min_bytes = combo_bytes(min_size_combo_);
   c.max_bytes = combo_bytes(max_size_combo_);
   c.size_count = size_count_spin_->value();

@@ -159,6 +159,8 @@ private:
   QLineEdit* stacks_edit_ = nullptr;
   QComboBox* engine_combo_ = nullptr;
   QLineEdit* ranks_edit_ = nullptr;
+  QLineEdit* counts_edit_ = nullptr; ///< a v-collective's counts ("zipf:1.2"; docs/imbalance.md)
+  QLineEdit* skew_edit_ = nullptr;   ///< the ranks' arrival skew ("late:1ms")
   QComboBox* min_size_combo_ = nullptr;
   QComboBox* max_size_combo_ = nullptr;
   QSpinBox* size_count_spin_ = nullptr;

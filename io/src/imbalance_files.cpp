@@ -1,13 +1,11 @@
 #include "collsim/io/imbalance_files.hpp"
 
-#include <array>
+#include "read_file.hpp"
+
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <fmt/format.h>
-#include <memory>
 #include <system_error>
 
 namespace collsim::io {
@@ -87,35 +85,15 @@ std::uint32_t rank_number(std::string_view file, std::uint32_t line, const Token
   return static_cast<std::uint32_t>(v);
 }
 
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 std::string read_whole(const std::string& path, std::string_view what, const core::SourcePos& at) {
-  errno = 0;
-  const std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  std::string text;
-  int err = errno;
-  if (file) {
-    std::array<char, 65536> buffer{};
-    for (;;) {
-      const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
-      text.append(buffer.data(), n);
-      if (n < buffer.size()) {
-        break;
-      }
-    }
-    err = std::ferror(file.get()) != 0 ? (errno != 0 ? errno : EIO) : 0;
-  }
-  if (!file || err != 0) {
+  return detail::read_file_text(path, [&](int err) {
     const std::string msg =
         fmt::format("cannot open {} '{}': {}", what, path, std::generic_category().message(err));
     if (!at.file.empty()) {
       throw core::ScenarioError(at, "", msg);
     }
     throw core::UsageError(msg);
-  }
-  return text;
+  });
 }
 
 std::string resolve(const std::string& path, const std::string& named_in) {

@@ -1,4 +1,5 @@
 #include "collsim/io/scenario_loader.hpp"
+#include "read_file.hpp"
 #include "scenario_node.hpp"
 
 #include "collsim/io/imbalance_files.hpp"
@@ -26,7 +27,6 @@
 #include <fmt/format.h>
 #include <functional>
 #include <limits>
-#include <memory>
 #include <optional>
 #include <span>
 #include <system_error>
@@ -1406,34 +1406,10 @@ private:
   int depth_ = 0;
 };
 
-/// Closes a C stream when the reader leaves, whatever the path out.
-struct FileCloser {
-  void operator()(std::FILE* f) const { std::fclose(f); }
-};
-
 /// The whole file at `path`; `cannot_open(errno)` makes the error when it cannot be read.
 std::string read_text(const std::string& path,
                       const std::function<ScenarioError(int)>& cannot_open) {
-  // C stdio rather than iostreams: errno after fopen/fread is the reason the user needs to see.
-  errno = 0;
-  const std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "rb"));
-  if (!file) {
-    throw cannot_open(errno);
-  }
-  std::string text;
-  std::array<char, 65536> buffer{};
-  for (;;) {
-    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), file.get());
-    text.append(buffer.data(), n);
-    if (n < buffer.size()) {
-      break;
-    }
-  }
-  // A directory opens fine on Linux and fails on the first read (EISDIR).
-  if (std::ferror(file.get()) != 0) {
-    throw cannot_open(errno != 0 ? errno : EIO);
-  }
-  return text;
+  return detail::read_file_text(path, [&](int err) { throw cannot_open(err); });
 }
 
 /// read_text for a file named in a scenario: the error points at where it was named.

@@ -12,6 +12,7 @@
 #include "collsim/io/csv_field.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/layout.hpp"
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,23 @@
 
 namespace collsim::io {
 namespace {
+
+/// A block's collective as people name it: the v-name when the sweep ran with counts.
+std::string block_collective(const core::TuneTable& table, const core::TuneBlock& b) {
+  return core::collective_display_name(b.collective, !table.counts.empty());
+}
+
+/// "; counts zipf:1.2; skew late:1ms" for the table's first line, "" when uniform and at once.
+std::string imbalance_text(const core::TuneTable& table) {
+  std::string out;
+  if (!table.counts.empty()) {
+    out += fmt::format(", counts {}", table.counts);
+  }
+  if (!table.skew.empty()) {
+    out += fmt::format(", skew {}", table.skew);
+  }
+  return out;
+}
 
 using core::CollectiveKind;
 
@@ -404,8 +422,8 @@ std::uint64_t ompi_rules_message_size(CollectiveKind collective, core::Bytes s) 
 
 std::string format_tuning_table(const core::TuneTable& table) {
   std::string out = fmt::format(
-      "# collsim tune: {}, {} sizes from {} to {}{}\n", swept_on(table), table.sizes.size(),
-      table.sizes.empty() ? "-" : core::format_bytes(table.sizes.front()),
+      "# collsim tune: {}{}, {} sizes from {} to {}{}\n", swept_on(table), imbalance_text(table),
+      table.sizes.size(), table.sizes.empty() ? "-" : core::format_bytes(table.sizes.front()),
       table.sizes.empty() ? "-" : core::format_bytes(table.sizes.back()),
       table.ompi ? fmt::format(", candidates: Open MPI {} coll/tuned", version_text(*table.ompi))
       : table.library ? fmt::format(", candidates: {}'s", library_title(*table.library))
@@ -416,7 +434,7 @@ std::string format_tuning_table(const core::TuneTable& table) {
                      table.default_model == "Open MPI 4.1" ? "fixed rules" : "choice");
   std::vector<std::string> not_best;
   for (const auto& b : table.blocks) {
-    out += fmt::format("#\n# {}, {} ranks\n", core::to_string(b.collective), b.ranks);
+    out += fmt::format("#\n# {}, {} ranks\n", block_collective(table, b), b.ranks);
     out += fmt::format("# {:>10}  {:>10}  {:<34}  {:<7}  {:<34}  {:>8}  {:<26}  {:>8}\n", "from",
                        "to", "fastest", "ompi id", "runner-up", "margin",
                        fmt::format("{} default", table.default_model), "regret");
@@ -431,7 +449,7 @@ std::string format_tuning_table(const core::TuneTable& table) {
                       pct_text(r.margin_pct), defaults, pct_text(r.regret_pct));
       if (!r.library_default.empty() && !default_is_best(r)) {
         not_best.push_back(fmt::format("  {} {} ranks, {} .. {}: {} is up to {}% slower than {}",
-                                       core::to_string(b.collective), b.ranks,
+                                       block_collective(table, b), b.ranks,
                                        core::format_bytes(r.from), core::format_bytes(r.to),
                                        defaults, pct_text(r.regret_pct), core::label(r.winner)));
       }
@@ -462,7 +480,7 @@ std::string format_tuning_csv(const core::TuneTable& table) {
       }
       const std::string defaults = fmt::format("{}", fmt::join(r.library_default, "; "));
       out += fmt::format(
-          "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", core::to_string(b.collective), b.ranks,
+          "{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", block_collective(table, b), b.ranks,
           r.from.value, r.to.value, csv_field(r.winner.algorithm), csv_field(params),
           r.winner.ompi_id ? std::to_string(*r.winner.ompi_id) : std::string{},
           r.winner.segment_size, r.winner.fanout,
@@ -493,7 +511,7 @@ std::string format_tuning_json(const core::TuneTable& table) {
       j["default_is_best"] =
           r.library_default.empty() ? nlohmann::json(nullptr) : nlohmann::json(default_is_best(r));
       if (!r.library_default.empty() && !default_is_best(r)) {
-        not_best.push_back({{"collective", std::string(core::to_string(b.collective))},
+        not_best.push_back({{"collective", block_collective(table, b)},
                             {"ranks", b.ranks},
                             {"from_bytes", r.from.value},
                             {"to_bytes", r.to.value},
@@ -503,7 +521,7 @@ std::string format_tuning_json(const core::TuneTable& table) {
       }
       ranges.push_back(std::move(j));
     }
-    blocks.push_back({{"collective", std::string(core::to_string(b.collective))},
+    blocks.push_back({{"collective", block_collective(table, b)},
                       {"ranks", b.ranks},
                       {"ranges", std::move(ranges)}});
   }
@@ -520,6 +538,12 @@ std::string format_tuning_json(const core::TuneTable& table) {
       {"skipped", table.skipped}};
   out["ompi_version"] =
       table.ompi ? nlohmann::json(std::string(version_text(*table.ompi))) : nlohmann::json(nullptr);
+  if (!table.counts.empty()) {
+    out["counts"] = table.counts;
+  }
+  if (!table.skew.empty()) {
+    out["skew"] = table.skew;
+  }
   return out.dump(2) + "\n";
 }
 
@@ -748,6 +772,16 @@ std::string_view tuning_format_library(TuningFormat format) {
 
 std::string format_tuning(const core::TuneTable& table, TuningFormat format, core::OmpiVersion ompi,
                           core::MpichVersion mpich) {
+  const bool library_file =
+      format != TuningFormat::table && format != TuningFormat::csv && format != TuningFormat::json;
+  if (library_file && !table.counts.empty()) {
+    // Open MPI's rules look an alltoallv up at message size 0 and MPICH's JSON has no key for a
+    // distribution of counts: a rule tuned on one distribution would apply to every other.
+    throw core::UsageError(fmt::format(
+        "--counts {}: a library's tuning file keys its rules on the message size alone, not "
+        "on a distribution of counts; write table, csv or json",
+        table.counts));
+  }
   switch (format) {
   case TuningFormat::table: return format_tuning_table(table);
   case TuningFormat::csv: return format_tuning_csv(table);

@@ -114,10 +114,10 @@ TEST_CASE("every algorithm that takes counts implements its v-collective on 1..4
       }
     }
   }
-  // allgatherv: ring, recursive_doubling, neighbor_exchange, bruck; gatherv, scatterv: linear,
-  // nccl_p2p; reduce_scatterv: ring, recursive_halving, pairwise; alltoallv: pairwise, linear,
-  // nccl_p2p, node_aware.
-  CHECK(algorithms_with_counts == 15);
+  // allgatherv: linear, ring, recursive_doubling, neighbor_exchange, bruck, two_proc; gatherv,
+  // scatterv: linear, nccl_p2p; reduce_scatterv: non_overlapping, ring, recursive_halving,
+  // butterfly, pairwise; alltoallv: pairwise, linear, scattered, nccl_p2p, node_aware.
+  CHECK(algorithms_with_counts == 20);
 }
 
 TEST_CASE("an algorithm without a v-variant refuses counts with one reason",

@@ -191,3 +191,44 @@ TEST_CASE("verify checks the v-collectives over the counts battery", "[cli][imba
   CHECK(o.out.find("bruck") == std::string::npos); // no v-variant: not listed
   CHECK(o.out.find("all schedules verified") != std::string::npos);
 }
+
+TEST_CASE("explain and tune take counts and skew: the v-rules, the candidates that take counts",
+          "[cli][imbalance][explain][tune]") {
+  const auto e = run_collsim("explain --scenario neighbor-halo --collective alltoallv --counts "
+                             "zipf:1.2 --ranks 64 --bytes 1MiB");
+  INFO(e.err);
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find("# collsim explain: alltoallv (counts zipf:1.2) of 1 MiB (1048576 B) over 64 "
+                   "ranks") != std::string::npos);
+  CHECK(e.out.find("picks ompi:2 pairwise: alltoallv rules: p < 128 -> 2") != std::string::npos);
+  CHECK(e.out.find("that take per-rank counts") != std::string::npos);
+  CHECK(e.out.find(" bruck ") == std::string::npos);
+  const auto j = run_json("explain --scenario late-reduce --collective reduce --skew late:1ms "
+                          "--ranks 64 --bytes 8B --format json");
+  CHECK(j.at("skew") == "late:1ms");
+  CHECK(j.at("fastest").at("algorithm") == "arrival_tree");
+
+  const auto t = run_collsim("tune --scenario neighbor-halo --collective allgatherv --counts "
+                             "zipf:1.2 --ranks 24 --sizes 1KiB,1MiB");
+  INFO(t.err);
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("counts zipf:1.2, 2 sizes from 1 KiB to 1 MiB") != std::string::npos);
+  CHECK(t.out.find("# allgatherv, 24 ranks") != std::string::npos);
+  CHECK(t.out.find("ompi:2 bruck") != std::string::npos); // the 4.1 allgatherv default
+  CHECK(t.out.find("sparbit") == std::string::npos);      // no v-variant: not a candidate
+  const auto file = run_collsim("tune --scenario neighbor-halo --collective alltoallv --counts "
+                                "zipf:1.2 --ranks 8 --sizes 1KiB --format ompi-rules");
+  CHECK(file.code == 2);
+  CHECK(file.err.find("--format ompi-rules: a library's tuning file keys its rules on the message "
+                      "size alone, not on a distribution of counts; write table, csv or json") !=
+        std::string::npos);
+  const auto graph = run_collsim("tune --scenario neighbor-halo --collective alltoallv --counts "
+                                 "sparse:4 --ranks 8 --sizes 1KiB");
+  CHECK(graph.code == 2);
+  CHECK(graph.err.find("a neighbourhood collective has no algorithm choice") != std::string::npos);
+  const auto nccl = run_collsim("explain --scenario dgx-h100 --collective allgatherv --counts "
+                                "zipf:1 --ranks 8 --bytes 1MiB --library nccl");
+  CHECK(nccl.code == 2);
+  CHECK(nccl.err.find("NCCL has no allgatherv (its allgather takes one count for every rank); use "
+                      "--library ompi") != std::string::npos);
+}

@@ -145,6 +145,7 @@ private Q_SLOTS:
   void auto_runs_the_library_choice_in_sweeps_and_timelines();
   void stacks_field_compares_library_stacks();
   void compare_tab_shows_the_machines_of_a_compare_file();
+  void counts_and_skew_fields_run_the_v_variant_and_late_ranks();
 };
 
 void GuiWindowTest::sweep_draws_one_series_per_algorithm_and_the_crossovers_of_its_rows() {
@@ -452,6 +453,51 @@ void GuiWindowTest::stacks_field_compares_library_stacks() {
   }
   stacks->setText("openmpi-9");
   QTRY_VERIFY_WITH_TIMEOUT(w.error_text().contains("unknown stack 'openmpi-9'"), 10'000);
+}
+
+void GuiWindowTest::counts_and_skew_fields_run_the_v_variant_and_late_ranks() {
+  // The late-reduce preset's skew fills the skew field and every row starts from the late rank;
+  // counts on a reduce are the banner's error; an alltoall with counts runs alltoallv.
+  gui::MainWindow w;
+  w.show();
+  QVERIFY(w.open_preset("late-reduce"));
+  QVERIFY(wait_sweep(w, 0));
+  QCOMPARE(w.error_text(), QString());
+  QCOMPARE(w.controls().skew, std::string("late:1ms"));
+  QCOMPARE(w.controls().counts, std::string());
+  QVERIFY(!w.sweep()->result.rows.empty());
+  for (const auto& r : w.sweep()->result.rows) {
+    QCOMPARE(r.last_arrival.value, 1e-3);
+    QVERIFY(r.time.value > 1e-3);
+  }
+  auto* counts = w.findChild<QLineEdit*>("countsEdit");
+  QVERIFY(counts != nullptr);
+  counts->setText("zipf:1.2");
+  QTRY_VERIFY_WITH_TIMEOUT(w.error_text().contains("reduce has no v-variant"), 10'000);
+
+  gui::StudyControls c = w.controls();
+  c.collective = core::CollectiveKind::alltoall;
+  c.algorithms = {"pairwise", "linear", "bruck"};
+  c.ranks = "8";
+  c.min_bytes = 1024;
+  c.max_bytes = 65536;
+  c.size_count = 3;
+  c.counts = "zipf:1.2";
+  c.skew.clear();
+  const std::uint64_t before = w.sweeps_shown();
+  w.set_controls(c);
+  QVERIFY(wait_sweep(w, before));
+  QCOMPARE(w.error_text(), QString());
+  QCOMPARE(w.sweep()->study.counts.text, std::string("zipf:1.2"));
+  std::set<std::string> ran;
+  for (const auto& r : w.sweep()->result.rows) {
+    QVERIFY(r.varying);
+    ran.insert(r.algorithm);
+  }
+  // Bruck has no alltoallv: skipped with its reason, the others ran.
+  QCOMPARE(ran, (std::set<std::string>{"linear", "pairwise"}));
+  QVERIFY(!w.sweep()->result.skipped.empty());
+  QVERIFY(w.sweep()->result.skipped.front().find("takes no per-rank counts") != std::string::npos);
 }
 
 void GuiWindowTest::auto_runs_the_library_choice_in_sweeps_and_timelines() {

@@ -39,9 +39,11 @@ enum class AutoLibrary { nccl, ompi };
 /// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
 [[nodiscard]] std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective);
 
-/// MPICH 4's choice (the mpich-4 stack): ch4's default allreduce composition (`mpich_ch4`); nullopt
-/// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
-[[nodiscard]] std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective);
+/// MPICH 4's choice (the mpich-4 stack): ch4's default allreduce composition (`mpich_ch4`), and
+/// MPIR's scattered alltoallv (`varying`: the v-variant); nullopt for the other collectives
+/// (auto_choice then takes Open MPI 4.1's rules and says so).
+[[nodiscard]] std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective,
+                                                          bool varying = false);
 
 /// Open MPI 5.0's choice for an allreduce across nodes of equal rank counts (the openmpi-5.0
 /// stack): coll/han's `han` with coll/tuned's reduce and bcast for a node's ranks and a 64 KiB
@@ -57,11 +59,14 @@ enum class AutoLibrary { nccl, ompi };
 /// (ompi41_default, commutative). `element_bytes` is the datatype's size (MPI_FLOAT's 4 unless a
 /// log says otherwise): the rules that count elements (Open MPI's, MPICH's) read it. nullopt,
 /// with the reason in `why`, where the model gives none (an alltoall whose size is not a
-/// multiple of the ranks for Open MPI).
+/// multiple of the ranks for Open MPI). `varying`: the call is the collective's v-variant
+/// (per-rank counts; `bytes` their total): Open MPI's v-rules (ompi41_v_default), MPICH's
+/// scattered alltoallv, NCCL's grouped point-to-point for alltoallv, gatherv and scatterv (NCCL
+/// has no allgatherv or MPI_Reduce_scatter: nullopt).
 [[nodiscard]] std::optional<LibraryChoice>
 auto_choice(const core::Scenario& scenario, const core::Topology& topo,
             core::CollectiveKind collective, std::uint32_t ranks, core::Bytes bytes,
             const algorithms::Registry& registry, std::string* why = nullptr,
-            std::uint32_t element_bytes = 4);
+            std::uint32_t element_bytes = 4, bool varying = false);
 
 } // namespace collsim::analysis

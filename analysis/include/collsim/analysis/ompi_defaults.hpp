@@ -39,6 +39,10 @@ struct OmpiCall {
   /// Some coll/base algorithms fall back on the element count (e.g. ring allreduce with
   /// count < p runs recursive doubling), so the same S can run different algorithms.
   std::uint32_t element_bytes = 4;
+  /// The call is the v-variant (MPI_Alltoallv, MPI_Allgatherv, MPI_Gatherv, MPI_Scatterv,
+  /// MPI_Reduce_scatter with per-rank counts): coll/tuned decides it with other rules
+  /// (ompi41_v_default); `bytes` is then the counts' total (alltoall: the largest row).
+  bool varying = false;
 };
 
 /// The message size m (bytes) that coll/tuned's fixed rules compare for this call:
@@ -69,5 +73,14 @@ struct OmpiRule {
 /// choice is collsim's linear algorithm of the collective, which has no messages at p = 1.
 [[nodiscard]] std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
                                                           const algorithms::Registry& registry);
+
+/// ompi41_default for a v-collective (`call.varying`; ranks >= 2): coll/tuned 4.1's
+/// alltoallv rules (communicator size only), its allgatherv rules (the average block
+/// total / p), MPI_Reduce_scatter's (the reduce_scatter rules, whose m is already the counts'
+/// total), and coll/basic's linear gatherv and scatterv (coll/tuned has none). The choice is an
+/// algorithm that takes counts wherever collsim has one; otherwise the registry refuses it with
+/// its reason when the point runs.
+[[nodiscard]] std::optional<LibraryChoice> ompi41_v_default(const OmpiCall& call,
+                                                            const algorithms::Registry& registry);
 
 } // namespace collsim::analysis

@@ -8,6 +8,7 @@
 #include "collsim/algorithms/registry.hpp"
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/core/collective.hpp"
+#include "collsim/core/imbalance.hpp"
 #include "collsim/core/scenario.hpp"
 #include "collsim/core/tuning.hpp"
 #include "collsim/core/units.hpp"
@@ -75,6 +76,10 @@ struct TuneOptions {
   /// carry a segment size per rule). Empty: only the algorithm's default.
   std::vector<core::Bytes> segment_sizes{core::Bytes{0}, core::Bytes{8192}, core::Bytes{65536}};
   std::uint32_t root = 0;
+  /// Per-rank counts of the v-variants (scaled to each size: a distribution or a weights file)
+  /// and the ranks' arrival times; none: uniform and all at once (docs/imbalance.md).
+  core::CountsSpec counts;
+  core::SkewSpec skew;
   unsigned threads = 0;   ///< 0: all hardware threads
   Progress progress = {}; ///< (done, total) over the whole sweep; thread-safe
 };

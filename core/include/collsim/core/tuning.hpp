@@ -101,6 +101,11 @@ struct TuneTable {
   /// Whose default choice `library_default` and `regret_pct` describe: "Open MPI 4.1" (coll/tuned's
   /// fixed rules) or, for NCCL's candidates, "NCCL 2.30.7" (its tuning model).
   std::string default_model = "Open MPI 4.1";
+  /// The v-variant's counts spec ("zipf:1.2") and the arrival skew ("late:1ms") the sweep ran
+  /// with (docs/imbalance.md); "" when uniform and all at once. Only the table, CSV and JSON
+  /// formats carry counts: no library's tuning file keys a rule on a distribution of counts.
+  std::string counts;
+  std::string skew;
   std::vector<TuneBlock> blocks;    ///< collective-major (in the requested order), then ranks
   std::vector<std::string> skipped; ///< candidate points refused, with the reason
   bool operator==(const TuneTable&) const = default;
