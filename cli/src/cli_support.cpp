@@ -15,6 +15,7 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <unistd.h>
 
 namespace collsim::cli {
@@ -162,6 +163,16 @@ std::map<std::string, std::string> parse_params(const std::vector<std::string>& 
     out[item.substr(0, eq)] = item.substr(eq + 1);
   }
   return out;
+}
+
+std::string read_input_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw core::UsageError(fmt::format("{}: cannot open the file", path));
+  }
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 void emit(const std::string& text, const std::string& path) {

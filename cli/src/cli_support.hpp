@@ -41,6 +41,9 @@ struct CollectiveOptions {
 CollectiveOptions parse_collective_options(const std::string& collective, const std::string& counts,
                                            const std::string& skew);
 
+/// The whole file at `path`; UsageError "PATH: cannot open the file" when it cannot be read.
+std::string read_input_file(const std::string& path);
+
 /// Writes `text` to `path`, or to stdout when path is empty or "-".
 void emit(const std::string& text, const std::string& path);
 

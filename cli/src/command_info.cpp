@@ -7,10 +7,13 @@
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/core/layout.hpp"
 #include "collsim/core/verify.hpp"
+#include "collsim/io/chakra.hpp"
+#include "collsim/io/goal.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -242,6 +245,7 @@ void add_schedule(CLI::App& app) {
     std::string scenario;
     std::string counts;
     std::string skew;
+    std::string format = "text";
     bool check = false;
   };
   auto a = std::make_shared<Args>();
@@ -263,11 +267,23 @@ void add_schedule(CLI::App& app) {
   cmd->add_option("--param", a->params, "Algorithm parameter NAME=VALUE (repeatable)");
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_flag("--check", a->check, "Also run validate and check_semantics; fail if wrong");
+  cmd->add_option("--format", a->format,
+                  "text (collsim's schedule text), goal (LogGOPSim's GOAL) or chakra (Chakra ET "
+                  "files for ASTRA-sim, -o PREFIX); reductions and copies become time at the "
+                  "scenario's rates (docs/interchange.md)")
+      ->capture_default_str();
   cmd->add_option("--scenario", a->scenario,
                   "Generate on this scenario's topology (hierarchical, NCCL and in-network "
                   "algorithms read the nodes and switches from it; default: none, every rank a "
                   "node of its own)");
   cmd->callback([a] {
+    if (a->format != "text" && a->format != "goal" && a->format != "chakra") {
+      throw core::UnknownNameError("schedule format", a->format, {"text", "goal", "chakra"});
+    }
+    if (a->format == "chakra" && (a->output.empty() || a->output == "-")) {
+      throw core::UsageError("--format chakra writes one file per rank: give their prefix with "
+                             "-o PREFIX (PREFIX.0.et, PREFIX.1.et, ...)");
+    }
     const auto registry = algorithms::make_default_registry();
     std::optional<core::Topology> topology;
     if (!a->scenario.empty()) {
@@ -301,6 +317,27 @@ void add_schedule(CLI::App& app) {
       if (!report.ok()) {
         throw CommandFailed(fmt::format("the schedule is wrong:\n{}", report.summary()));
       }
+    }
+    // GOAL's calc and Chakra's COMP nodes are time: reductions and copies at rank 0's rates.
+    const core::EndpointParams rates = topology ? topology->endpoint(0) : core::EndpointParams{};
+    if (a->format == "goal") {
+      emit(io::write_goal(s, {rates.reduce_bandwidth, rates.copy_bandwidth}), a->output);
+      return;
+    }
+    if (a->format == "chakra") {
+      const std::vector<std::string> files =
+          io::write_chakra(s, {rates.reduce_bandwidth, rates.copy_bandwidth});
+      for (std::size_t r = 0; r < files.size(); ++r) {
+        const std::string path = fmt::format("{}.{}.et", a->output, r);
+        std::ofstream f(path, std::ios::binary);
+        f << files[r];
+        if (!f) {
+          throw core::UsageError(fmt::format("cannot write '{}'", path));
+        }
+      }
+      std::cerr << fmt::format("collsim: wrote {} Chakra ET files, {}.0.et .. {}.{}.et\n",
+                               files.size(), a->output, a->output, files.size() - 1);
+      return;
     }
     emit(core::print_schedule(s), a->output);
   });

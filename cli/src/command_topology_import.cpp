@@ -10,23 +10,11 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace collsim::cli {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw core::UsageError(fmt::format("{}: cannot open the file", path));
-  }
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The network kinds of scenario-format.md, "network" (the loader checks them again).
 constexpr std::array<const char*, 5> kNetworks{"switch", "fat_tree", "dragonfly", "dragonfly_plus",
@@ -95,12 +83,13 @@ void add_topology_import(CLI::App& topology) {
       command += " --lstopo " + a->lstopo;
     }
     if (!a->nvidia_smi.empty()) {
-      const auto matrix = describe::parse_nvidia_smi_topo(read_text(a->nvidia_smi), a->nvidia_smi);
+      const auto matrix =
+          describe::parse_nvidia_smi_topo(read_input_file(a->nvidia_smi), a->nvidia_smi);
       describe::merge_topo_matrix(node, matrix, a->nvidia_smi);
       command += " --nvidia-smi-topo " + a->nvidia_smi;
     }
     if (!a->ibstat.empty()) {
-      describe::merge_ibstat(node, describe::parse_ibstat(read_text(a->ibstat), a->ibstat),
+      describe::merge_ibstat(node, describe::parse_ibstat(read_input_file(a->ibstat), a->ibstat),
                              a->ibstat);
       command += " --ibstat " + a->ibstat;
     }

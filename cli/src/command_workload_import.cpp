@@ -10,10 +10,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 namespace collsim::cli {
 
@@ -72,12 +70,7 @@ void add_workload_import(CLI::App& workload) {
       }
       return;
     }
-    std::ifstream in(a->nccl_debug, std::ios::binary);
-    if (!in) {
-      throw core::UsageError(fmt::format("{}: cannot open the file", a->nccl_debug));
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
+    const std::string text = read_input_file(a->nccl_debug);
     io::NcclDebugImport options;
     options.process = a->process;
     options.steps = a->steps == 0 ? 1 : a->steps;
@@ -91,7 +84,7 @@ void add_workload_import(CLI::App& workload) {
     if (options.steps > 1) {
       options.command += fmt::format(" --steps {}", options.steps);
     }
-    const io::NcclDebugSummary s = io::import_nccl_debug(text.str(), a->nccl_debug, options);
+    const io::NcclDebugSummary s = io::import_nccl_debug(text, a->nccl_debug, options);
     (void)io::parse_workload(s.yaml, a->output.empty() ? "imported workload"
                                                        : a->output); // a bug here is ours
     emit(s.yaml, a->output);

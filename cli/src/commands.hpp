@@ -10,6 +10,7 @@ void add_sim(CLI::App& app);
 void add_algorithms(CLI::App& app);
 void add_stacks(CLI::App& app);
 void add_schedule(CLI::App& app);
+void add_import(CLI::App& app);
 void add_verify(CLI::App& app);
 void add_topology(CLI::App& app);
 /// `collsim topology import` (command_topology_import.cpp), under `topology`.

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   collsim::cli::add_algorithms(app);
   collsim::cli::add_stacks(app);
   collsim::cli::add_schedule(app);
+  collsim::cli::add_import(app);
   collsim::cli::add_verify(app);
   collsim::cli::add_topology(app);
   collsim::cli::add_ingest(app);
@@ -52,6 +53,13 @@ int main(int argc, char** argv) {
   } catch (const collsim::core::LogParseError& e) {
     std::cerr << e.what() << '\n';
     return 2;
+  } catch (const collsim::core::ScheduleError& e) {
+    // A schedule file's error carries its own "file:line:column: error: " (parse_schedule,
+    // read_goal); a check's summary does not.
+    const std::string what = e.what();
+    std::cerr << (what.find(": error: ") != std::string::npos ? "" : "collsim: error: ") << what
+              << '\n';
+    return e.is_input_error() ? 2 : 1;
   } catch (const collsim::core::Error& e) {
     std::cerr << "collsim: error: " << e.what() << '\n';
     return e.is_input_error() ? 2 : 1;

@@ -58,7 +58,8 @@ Imported import_and_preset(const std::string& flag, const std::string& input,
   Imported r;
   r.imported = run_json("topology show " + out + " --format json");
   std::remove(out.c_str());
-  const TempScenario preset("one_node_preset", preset_body);
+  // A name of its own per input: ctest runs these cases in parallel.
+  const TempScenario preset(input + "_preset", preset_body);
   r.reference = run_json("topology show " + preset.path + " --ranks " + std::to_string(ranks) +
                          " --format json");
   return r;
