@@ -34,6 +34,24 @@ std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink) {
   return multi_node ? kNetChunk : (nvlink ? kNvlChunk : kPciChunk);
 }
 
+std::uint32_t p2p_op_channels(std::uint64_t bytes, std::uint32_t fewest, std::uint32_t per_peer,
+                              bool multi_node, bool nvlink) {
+  if (bytes == 0) {
+    return 1;
+  }
+  const std::uint64_t step = p2p_chunk_bytes(multi_node, nvlink);
+  const std::uint64_t min_part = multi_node ? step / 2 : step / 8;
+  const std::uint64_t max_part = multi_node ? step : step * 32;
+  auto nc = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max<std::uint32_t>(fewest, 1),
+                                                               (bytes + min_part - 1) / min_part));
+  std::uint64_t part = std::max(min_part, (bytes + nc - 1) / nc);
+  while (part > max_part && nc <= per_peer / 2) {
+    nc *= 2;
+    part = (bytes + nc - 1) / nc;
+  }
+  return nc;
+}
+
 std::vector<std::pair<core::Rank, core::Rank>> p2p_schedule(const detail::NodeLayout& l,
                                                             core::Rank r) {
   const std::uint32_t nodes = l.nodes();
@@ -84,10 +102,17 @@ P2pPlan p2p_plan(const Request& req) {
   pl.layout = detail::node_layout(req);
   pl.proto = protocol_of(req);
   pl.nodes = pl.layout.nodes() > 1;
+  pl.nvlink = intra_node_nvlink(req);
+  const auto param = [&](const char* name) -> std::uint32_t {
+    const auto it = req.params.find(name);
+    return it == req.params.end() ? 0 : static_cast<std::uint32_t>(it->second);
+  };
+  pl.peer_channels = param(kPeerChannels);
+  pl.min_channels = param(kMinChannels);
   if (pl.proto == Proto::ll) {
     pl.step = buffer_bytes(Proto::ll) / kSteps / 2; // stepSize = buffSizes[LL] / 8, half data
   } else {
-    pl.step = p2p_chunk_bytes(pl.nodes, intra_node_nvlink(req));
+    pl.step = p2p_chunk_bytes(pl.nodes, pl.nvlink);
   }
   return pl;
 }
@@ -108,34 +133,39 @@ void emit_p2p(const P2pPlan& pl, Sink& sink, const P2pRound& round,
           send ? chunk_for(pl, send->length, node[send->peer] != node[r]) : 1;
       const std::uint64_t recv_chunk =
           recv ? chunk_for(pl, recv->length, node[recv->peer] != node[r]) : 1;
+      // Each operation's channels (the same on both sides of a message: they see its size).
+      const std::uint32_t send_ch = send ? pl.channels_for(send->length) : 0;
+      const std::uint32_t recv_ch = recv ? pl.channels_for(recv->length) : 0;
       // Chunks per part, at least one: an empty operation still synchronises with its peer, as
       // NCCL's does (one message).
-      const auto chunks = [&](const std::optional<P2pSide>& side, std::uint64_t chunk,
-                              std::uint32_t k) -> std::uint64_t {
-        if (!side) {
+      const auto chunks = [&](const std::optional<P2pSide>& side, std::uint32_t ch,
+                              std::uint64_t chunk, std::uint32_t k) -> std::uint64_t {
+        if (!side || k >= ch) {
           return 0;
         }
-        const std::uint64_t part = channel_slice(side->length, pl.channels, k).second;
+        const std::uint64_t part = channel_slice(side->length, ch, k).second;
         return std::max<std::uint64_t>(chunk_count(part, chunk), 1);
       };
+      const std::uint32_t lanes = std::max(send_ch, recv_ch);
       std::uint64_t most = 0;
-      for (std::uint32_t k = 0; k < pl.channels; ++k) {
-        most = std::max({most, chunks(send, send_chunk, k), chunks(recv, recv_chunk, k)});
+      for (std::uint32_t k = 0; k < lanes; ++k) {
+        most = std::max(
+            {most, chunks(send, send_ch, send_chunk, k), chunks(recv, recv_ch, recv_chunk, k)});
       }
-      const auto piece = [&](const P2pSide& side, std::uint64_t chunk, std::uint32_t k,
-                             std::uint64_t j) {
-        const auto [off, part] = channel_slice(side.length, pl.channels, k);
+      const auto piece = [&](const P2pSide& side, std::uint32_t ch, std::uint64_t chunk,
+                             std::uint32_t k, std::uint64_t j) {
+        const auto [off, part] = channel_slice(side.length, ch, k);
         const std::uint64_t at = std::min(j * chunk, part);
         return detail::data_range(side.offset + off + at, std::min(chunk, part - at));
       };
       for (std::uint64_t j = 0; j < most; ++j) {
-        for (std::uint32_t k = 0; k < pl.channels; ++k) {
+        for (std::uint32_t k = 0; k < lanes; ++k) {
           sink.stream(k);
-          if (j < chunks(recv, recv_chunk, k)) {
-            sink.recv(recv->peer, piece(*recv, recv_chunk, k, j));
+          if (j < chunks(recv, recv_ch, recv_chunk, k)) {
+            sink.recv(recv->peer, piece(*recv, recv_ch, recv_chunk, k, j));
           }
-          if (j < chunks(send, send_chunk, k)) {
-            sink.send(send->peer, piece(*send, send_chunk, k, j));
+          if (j < chunks(send, send_ch, send_chunk, k)) {
+            sink.send(send->peer, piece(*send, send_ch, send_chunk, k, j));
           }
         }
       }
@@ -190,7 +220,15 @@ AlgorithmInfo describe_p2p(const P2pCollective& c) {
   ParamSpec channels = channels_param();
   channels.help = "NCCL channels each send and each receive is split over (addP2pToPlan's "
                   "nChannels; by default NCCL's own split for the block size)";
-  a.params = {protocol_param(), channels};
+  a.params = {protocol_param(),
+              channels,
+              {kPeerChannels, 0, 0, 64,
+               "most channels one operation may take (comm->p2pnChannelsPerPeer): with it each "
+               "operation takes NCCL's split for its own size (set by the NCCL model for "
+               "per-rank counts); 0: every operation takes `channels`"},
+              {kMinChannels, 0, 0, 64,
+               "with peer_channels: the channels an operation takes at most before parts grow "
+               "past the chunk (scheduleP2pTasksToPlan's nChannelsMin)"}};
   a.constraints = c.constraints;
   a.constraints.emplace_back("protocol simple or ll");
   a.check = [c](const Request& req) -> std::string {

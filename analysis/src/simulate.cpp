@@ -65,10 +65,19 @@ std::optional<AutoPoint> resolve_auto(const core::Scenario& scenario, const core
   }
   AutoPoint out;
   out.algo = &registry.find(collective, choice->algorithm);
-  out.params = algorithms::resolve_params(*out.algo, choice->params);
+  algorithms::RawParams params = choice->params;
+  if (varying && stacks::is_nccl_p2p(*out.algo)) {
+    // NCCL splits each operation by its own size: the choice for the average block is not it
+    // (with_library_params gives the generator the communicator's bounds).
+    params.erase("channels");
+  }
+  out.params = algorithms::resolve_params(*out.algo, params);
   out.shown = "algorithm=" + out.algo->name;
-  if (const std::string p = params_text(choice->params); !p.empty()) {
+  if (const std::string p = params_text(params); !p.empty()) {
     out.shown += "," + p;
+  }
+  if (params.size() != choice->params.size()) {
+    out.shown += ",channels=per operation";
   }
   return out;
 }
@@ -150,7 +159,11 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   const algorithms::ParamSpec* channels = spec("channels");
   const bool fill_proto = proto != nullptr && !request.params.contains("protocol");
   const bool fill_channels = channels != nullptr && !request.params.contains("channels");
-  if (!fill_proto && !fill_channels) {
+  // Per-rank counts: NCCL splits each send and receive by its own size (addP2pToPlan), so the
+  // generator gets the communicator's bounds rather than one split for the average block.
+  const bool fill_peer = p2p && !request.counts.empty() && spec("peer_channels") != nullptr &&
+                         !request.params.contains("peer_channels");
+  if (!fill_proto && !fill_channels && !fill_peer) {
     return request;
   }
   NcclModelInputs in =
@@ -182,10 +195,19 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
     pr = choice->proto;
   }
   std::vector<std::string> shown;
+  if (fill_peer) {
+    const stacks::NcclP2pChoice split =
+        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+    request.params["peer_channels"] = split.channels_per_peer;
+    request.params["min_channels"] = split.min_channels;
+    shown.push_back(fmt::format("channels=per operation (1 to {})", split.channels_per_peer));
+  }
   if (fill_channels) {
     const auto clamped = std::clamp<std::int64_t>(nc, channels->min, channels->max);
     request.params["channels"] = clamped;
-    shown.push_back(fmt::format("channels={}", clamped));
+    if (!fill_peer) {
+      shown.push_back(fmt::format("channels={}", clamped));
+    }
   }
   if (fill_proto) {
     const auto index = static_cast<std::int64_t>(pr);

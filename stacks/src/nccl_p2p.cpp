@@ -70,22 +70,10 @@ NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes) {
   while (fewest * in.ranks > out.p2p_channels && fewest > 1) {
     fewest /= 2;
   }
+  out.min_channels = fewest;
   // addP2pToPlan, with the Simple step (the P2P chunk size).
-  const std::uint64_t step = algorithms::nccl::p2p_chunk_bytes(in.nodes > 1, in.nvlink);
-  if (bytes == 0) {
-    out.channels = 1;
-  } else {
-    const std::uint64_t min_part = in.nodes > 1 ? step / 2 : step / 8;
-    const std::uint64_t max_part = in.nodes > 1 ? step : step * 32;
-    std::uint32_t nc = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(fewest, (bytes + min_part - 1) / min_part));
-    std::uint64_t part = std::max(min_part, (bytes + nc - 1) / nc);
-    while (part > max_part && nc <= per_peer / 2) {
-      nc *= 2;
-      part = (bytes + nc - 1) / nc;
-    }
-    out.channels = nc;
-  }
+  out.channels =
+      algorithms::nccl::p2p_op_channels(bytes, fewest, per_peer, in.nodes > 1, in.nvlink);
   out.proto = bytes <= out.channels * kLlThreshold ? algorithms::nccl::Proto::ll
                                                    : algorithms::nccl::Proto::simple;
   return out;

@@ -2,11 +2,14 @@
 // peers in init.cc's p2pSchedule order, each transfer split over `channels` parts, each part in
 // chunks of the P2P chunk size.
 
+#include "collsim/algorithms/nccl_constants.hpp"
 #include "collsim/algorithms/registry.hpp"
+#include "collsim/core/layout.hpp"
 #include "collsim/core/verify.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
+#include <set>
 #include <vector>
 
 using namespace collsim;
@@ -101,4 +104,53 @@ TEST_CASE("nccl_p2p gather and scatter move each block once, to or from the root
   CHECK(core::check_semantics(s).summary() == "");
   CHECK(order(s, 5) == std::vector<core::Rank>{6, 7, 4, 1, 2, 3, 0});
   CHECK(order(s, 2, core::OpKind::recv) == std::vector<core::Rank>{5});
+}
+
+TEST_CASE("nccl_p2p with per-rank counts splits each operation by its own size, as NCCL does",
+          "[algorithms][alltoall][nccl][counts]") {
+  // addP2pToPlan on one PCIe node (P2P chunk 128 KiB, parts of at least 16 KiB): 4 MiB on at
+  // most 4 channels per peer starting from 1 doubles to 4 (parts above 32 chunks would need more),
+  // 8 KiB takes 1; both sides of a message agree because both see its size.
+  CHECK(algorithms::nccl::p2p_op_channels(4 << 20, 1, 4, false, false) == 1);
+  CHECK(algorithms::nccl::p2p_op_channels(64 << 20, 1, 4, false, false) == 4);
+  CHECK(algorithms::nccl::p2p_op_channels(64 << 10, 4, 4, false, false) == 4);
+  CHECK(algorithms::nccl::p2p_op_channels(8 << 10, 4, 4, false, false) == 1);
+  CHECK(algorithms::nccl::p2p_op_channels(0, 4, 4, false, false) == 1);
+  const core::Topology one = cluster(4, 4);
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request req;
+  req.collective = core::CollectiveKind::alltoall;
+  req.ranks = 4;
+  req.topology = &one;
+  // Every rank sends 64 MiB to rank 0 and 8 KiB to the others.
+  req.counts.assign(16, 8 << 10);
+  for (core::Rank r = 0; r < 4; ++r) {
+    req.counts[r * 4] = std::uint64_t{64} << 20;
+  }
+  req.bytes = core::Bytes{core::counts_bytes(req.collective, 4, req.counts)};
+  req.params = {{"channels", 2}, {"peer_channels", 4}, {"min_channels", 1}};
+  const auto& algo = reg.find(req.collective, "nccl_p2p");
+  REQUIRE(reg.refusal(algo, req).empty());
+  const core::Schedule s = reg.generate(algo, req);
+  CHECK(core::check_semantics(s).ok());
+  // Rank 1's streams: its 64 MiB to rank 0 on 4, each 8 KiB on one.
+  std::vector<std::set<std::uint32_t>> streams_to(4);
+  for (core::OpId id = s.rank_begin(1); id < s.rank_end(1); ++id) {
+    if (s.kind(id) == core::OpKind::send) {
+      streams_to[s.peer(id)].insert(s.stream(id));
+    }
+  }
+  CHECK(streams_to[0].size() == 4);
+  CHECK(streams_to[2].size() == 1);
+  CHECK(streams_to[3].size() == 1);
+  // Without peer_channels every operation takes `channels` (2), as before.
+  req.params = {{"channels", 2}};
+  const core::Schedule flat = reg.generate(algo, req);
+  std::set<std::uint32_t> to_two;
+  for (core::OpId id = flat.rank_begin(1); id < flat.rank_end(1); ++id) {
+    if (flat.kind(id) == core::OpKind::send && flat.peer(id) == 2) {
+      to_two.insert(flat.stream(id));
+    }
+  }
+  CHECK(to_two.size() == 2);
 }

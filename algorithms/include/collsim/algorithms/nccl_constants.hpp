@@ -41,4 +41,11 @@ double hw_latency_us(Hw hw, Algo a, Proto p);
 /// NCCL_P2P_PCI_CHUNKSIZE (128 KiB): the Simple step of point-to-point transfers.
 std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink);
 
+/// The channels (parts) NCCL splits one point-to-point operation of `bytes` over (src/enqueue.cc
+/// addP2pToPlan): as few as fit parts of at least a quarter (several nodes: half) of the P2P
+/// chunk, at most `fewest` (scheduleP2pTasksToPlan's nChannelsMin), then doubled up to `per_peer`
+/// (comm->p2pnChannelsPerPeer) while a part is larger than the chunk (one node: 32 chunks).
+std::uint32_t p2p_op_channels(std::uint64_t bytes, std::uint32_t fewest, std::uint32_t per_peer,
+                              bool multi_node, bool nvlink);
+
 } // namespace collsim::algorithms::nccl

@@ -150,6 +150,7 @@ std::optional<NcclChoice> nccl_algorithm_choice(core::CollectiveKind collective,
 struct NcclP2pChoice {
   std::uint32_t p2p_channels = 1;      ///< comm->p2pnChannels: pow2Up(comm channels)
   std::uint32_t channels_per_peer = 1; ///< comm->p2pnChannelsPerPeer (an operation's most)
+  std::uint32_t min_channels = 1;      ///< scheduleP2pTasksToPlan's nChannelsMin
   std::uint32_t channels = 1;          ///< the channels (parts) this operation runs on
   algorithms::nccl::Proto proto = algorithms::nccl::Proto::simple; ///< LL up to 16 KiB a channel
   bool operator==(const NcclP2pChoice&) const = default;
