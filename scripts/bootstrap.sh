@@ -66,7 +66,13 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
 fi
-cmake --build "$build" -j "$jobs"
+# `run` builds only the program it runs (the collsim target); `test` and `build` build everything,
+# the tests included.
+if [ "$mode" = run ]; then
+  cmake --build "$build" -j "$jobs" --target collsim
+else
+  cmake --build "$build" -j "$jobs"
+fi
 
 case "$mode" in
 run)

@@ -1,0 +1,100 @@
+// with_library_params (simulate.hpp): the parameters a library fills in at run time for an NCCL
+// algorithm the caller left unset: NCCL's channels and protocol from its tuning model, and for a
+// point-to-point exchange NCCL's split of each operation (stacks/src/nccl_p2p.cpp).
+
+#include "collsim/analysis/simulate.hpp"
+
+#include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/stacks/nccl_stack.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collsim::analysis {
+
+algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
+                                        algorithms::Request request, const EngineChoice& engine,
+                                        std::string* chosen) {
+  const std::optional<algorithms::nccl::Algo> a = stacks::nccl_algo_of(algo);
+  const bool p2p = stacks::is_nccl_p2p(algo);
+  if ((!a && !p2p) || request.topology == nullptr || request.ranks < 2 ||
+      request.topology->rank_count() < request.ranks) {
+    return request;
+  }
+  const auto spec = [&](std::string_view name) -> const algorithms::ParamSpec* {
+    const auto it = std::find_if(algo.params.begin(), algo.params.end(),
+                                 [&](const algorithms::ParamSpec& p) { return p.name == name; });
+    return it == algo.params.end() ? nullptr : &*it;
+  };
+  const algorithms::ParamSpec* proto = spec("protocol");
+  const algorithms::ParamSpec* channels = spec("channels");
+  const bool fill_proto = proto != nullptr && !request.params.contains("protocol");
+  const bool fill_channels = channels != nullptr && !request.params.contains("channels");
+  // Per-rank counts: NCCL splits each send and receive by its own size (addP2pToPlan), so the
+  // generator gets the communicator's bounds rather than one split for the average block.
+  const bool fill_peer = p2p && !request.counts.empty() && spec("peer_channels") != nullptr &&
+                         !request.params.contains("peer_channels");
+  if (!fill_proto && !fill_channels && !fill_peer) {
+    return request;
+  }
+  NcclModelInputs in =
+      engine.topology ? nccl_inputs(*engine.topology, engine.nccl, *request.topology, request.ranks)
+                      : nccl_inputs(*request.topology, request.ranks);
+  if (!engine.topology) {
+    apply_nccl_env(in, parse_nccl_env(engine.nccl));
+  }
+  std::optional<algorithms::nccl::Proto> pinned;
+  if (!fill_proto && proto != nullptr) {
+    pinned = static_cast<algorithms::nccl::Proto>(request.params.at("protocol"));
+  }
+  // NCCL's channels and protocol: for a point-to-point exchange, each send or receive as NCCL
+  // splits it (one block per peer); otherwise the tuning model's choice for the algorithm.
+  std::uint32_t nc = 0;
+  algorithms::nccl::Proto pr = algorithms::nccl::Proto::simple;
+  if (p2p) {
+    const stacks::NcclP2pChoice split =
+        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+    nc = split.channels;
+    pr = split.proto;
+  } else {
+    const auto choice =
+        nccl_algorithm_choice(request.collective, request.ranks, request.bytes, in, *a, pinned);
+    if (!choice || !choice->modelled) {
+      return request;
+    }
+    nc = choice->channels;
+    pr = choice->proto;
+  }
+  std::vector<std::string> shown;
+  if (fill_peer) {
+    const stacks::NcclP2pChoice split =
+        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+    request.params["peer_channels"] = split.channels_per_peer;
+    request.params["min_channels"] = split.min_channels;
+    shown.push_back(fmt::format("channels=per operation (1 to {})", split.channels_per_peer));
+  }
+  if (fill_channels) {
+    const auto clamped = std::clamp<std::int64_t>(nc, channels->min, channels->max);
+    request.params["channels"] = clamped;
+    if (!fill_peer) {
+      shown.push_back(fmt::format("channels={}", clamped));
+    }
+  }
+  if (fill_proto) {
+    const auto index = static_cast<std::int64_t>(pr);
+    if (index < static_cast<std::int64_t>(proto->choices.size())) {
+      request.params["protocol"] = index;
+      shown.push_back("protocol=" + proto->choices[static_cast<std::size_t>(index)]);
+    }
+  }
+  if (chosen != nullptr) {
+    *chosen = fmt::format("{}", fmt::join(shown, ","));
+  }
+  return request;
+}
+
+} // namespace collsim::analysis
