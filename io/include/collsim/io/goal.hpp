@@ -47,11 +47,11 @@ struct GoalImportOptions {
 /// back that schedule exactly, after checking that every GOAL operation agrees with its comment.
 /// Any other GOAL file becomes a schedule without data: each send and receive of a rank moves its
 /// bytes through a region of `data` of its own, one after the other in issue order (GOAL has no
-/// buffers, so only matching and deadlock can be checked, not the collective's result), calc keeps its time, `requires` are dependencies, a rank's operations
-/// are issued in an order that respects `requires` and `irequires` (file order among the rest),
-/// and `cpu` is the issue stream. Errors (syntax, an undefined label, a dependency cycle, a
-/// receive from any source, tags that collsim's in-order matching would pair differently) are
-/// ScheduleError "name:line:column: error: ...".
+/// buffers, so only matching and deadlock can be checked, not the collective's result), calc keeps
+/// its time, `requires` are dependencies, a rank's operations are issued in an order that respects
+/// `requires` and `irequires` (file order among the rest), and `cpu` is the issue stream. Errors
+/// (syntax, an undefined label, a dependency cycle, a receive from any source, tags that collsim's
+/// in-order matching would pair differently) are ScheduleError "name:line:column: error: ...".
 struct GoalImport {
   core::Schedule schedule;
   /// True when the file carried collsim's comments: the schedule has its buffers and ranges, so
