@@ -65,6 +65,16 @@ std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
   return c;
 }
 
+std::string nccl_v_refusal(core::CollectiveKind collective) {
+  if (collective != core::CollectiveKind::allgather &&
+      collective != core::CollectiveKind::reduce_scatter) {
+    return {};
+  }
+  // Uneven shards are padded, or sent as grouped point-to-point, by the framework above NCCL.
+  return fmt::format("NCCL has no {} (its {} takes one count for every rank)",
+                     core::collective_display_name(collective, true), core::to_string(collective));
+}
+
 std::optional<LibraryChoice> mpich4_default(core::CollectiveKind collective, bool varying) {
   if (varying && collective == core::CollectiveKind::alltoall) {
     // MPICH maint/tuning/coll/mpir/generic.json: an alltoallv not in place runs
@@ -185,14 +195,9 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
       chooser == stacks::Chooser::nccl ||
       (chooser == stacks::Chooser::machine && auto_library(topo, collective) == AutoLibrary::nccl);
   if (nccl) {
-    if (varying && (collective == core::CollectiveKind::allgather ||
-                    collective == core::CollectiveKind::reduce_scatter)) {
-      // NCCL's allgather and reduce_scatter take one count for every rank (nccl.h); uneven
-      // shards are padded or sent as grouped point-to-point by the framework above it.
+    if (std::string refusal = varying ? nccl_v_refusal(collective) : ""; !refusal.empty()) {
       if (why != nullptr) {
-        *why = fmt::format("NCCL has no {} (its {} takes one count for every rank)",
-                           core::collective_display_name(collective, true),
-                           core::to_string(collective));
+        *why = std::move(refusal);
       }
       return std::nullopt;
     }

@@ -55,9 +55,9 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   // splits it (one block per peer); otherwise the tuning model's choice for the algorithm.
   std::uint32_t nc = 0;
   algorithms::nccl::Proto pr = algorithms::nccl::Proto::simple;
+  stacks::NcclP2pChoice split;
   if (p2p) {
-    const stacks::NcclP2pChoice split =
-        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+    split = stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
     nc = split.channels;
     pr = split.proto;
   } else {
@@ -70,9 +70,7 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
     pr = choice->proto;
   }
   std::vector<std::string> shown;
-  if (fill_peer) {
-    const stacks::NcclP2pChoice split =
-        stacks::nccl_p2p_choice(in, request.bytes.value / request.ranks);
+  if (fill_peer) { // p2p: `split` is NCCL's for the average block, its bounds the call's
     request.params["peer_channels"] = split.channels_per_peer;
     request.params["min_channels"] = split.min_channels;
     shown.push_back(fmt::format("channels=per operation (1 to {})", split.channels_per_peer));

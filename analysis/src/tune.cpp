@@ -5,6 +5,7 @@
 
 #include "collsim/analysis/tune.hpp"
 
+#include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/imbalance.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/layout.hpp"
@@ -470,9 +471,8 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
           call.ranks = p;
           call.bytes = counts.empty() ? s : core::Bytes{core::counts_bytes(collective, p, counts)};
           call.varying = varying;
-          // NCCL has no allgatherv or MPI_Reduce_scatter (auto_choice.hpp): no default there.
-          const bool nccl_lacks = varying && (collective == CollectiveKind::allgather ||
-                                              collective == CollectiveKind::reduce_scatter);
+          // NCCL has no allgatherv or MPI_Reduce_scatter: no default there.
+          const bool nccl_lacks = varying && !nccl_v_refusal(collective).empty();
           const std::optional<LibraryChoice> choice =
               nccl ? (nccl_lacks ? std::nullopt
                                  : nccl_library_choice(collective, p, call.bytes, nccl_in.at(p)))

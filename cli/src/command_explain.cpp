@@ -148,11 +148,10 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
     }
     return *choice;
   }
-  if (!call.counts.empty() && (call.collective == core::CollectiveKind::allgather ||
-                               call.collective == core::CollectiveKind::reduce_scatter)) {
-    throw core::UsageError(fmt::format(
-        "NCCL has no {} (its {} takes one count for every rank); use --library ompi",
-        core::collective_display_name(call.collective, true), core::to_string(call.collective)));
+  if (const std::string refusal =
+          call.counts.empty() ? "" : analysis::nccl_v_refusal(call.collective);
+      !refusal.empty()) {
+    throw core::UsageError(refusal + "; use --library ompi");
   }
   out.inputs = analysis::nccl_inputs(scenario.topology, scenario.nccl, topo, call.ranks);
   out.nccl = analysis::nccl_default(call.collective, call.ranks, call.bytes, *out.inputs);

@@ -29,6 +29,11 @@ inline constexpr std::string_view kAutoAlgorithm = "auto";
 enum class AutoLibrary { nccl, ompi };
 [[nodiscard]] AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collective);
 
+/// Why NCCL cannot run the v-variant of `collective` ("NCCL has no allgatherv (its allgather takes
+/// one count for every rank)"), or "" when it can: NCCL's allgather and reduce_scatter take one
+/// count for every rank (nccl.h); alltoallv, gatherv and scatterv run as grouped point-to-point.
+[[nodiscard]] std::string nccl_v_refusal(core::CollectiveKind collective);
+
 /// UCC 1.1's tl/ucp choice (its default selection strings) for one call; nullopt where collsim
 /// models none yet (every collective but allreduce; auto_choice then takes Open MPI 4.1's rules
 /// and says so in the reason).
