@@ -41,6 +41,8 @@ packages=(
   libscotch-dev coinor-libcbc-dev
   # zlib for gzip-compressed PyTorch profiler traces (`collsim workload import --kineto`).
   zlib1g-dev
+  # pugixml for MSCCL XML algorithm files (`collsim import FILE.xml`, `--algorithm file:PATH`).
+  libpugixml-dev
   # Qt6 Charts for collsim-gui and `collsim plot` (drawn on Qt's offscreen platform without a
   # display); Xvfb for the GUI's real-window test; a font for chart text.
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev xvfb xauth fonts-dejavu-core

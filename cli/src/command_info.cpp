@@ -9,6 +9,8 @@
 #include "collsim/core/verify.hpp"
 #include "collsim/io/chakra.hpp"
 #include "collsim/io/goal.hpp"
+#include "collsim/io/imported_algorithms.hpp"
+#include "collsim/io/msccl.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
 
@@ -268,23 +270,26 @@ void add_schedule(CLI::App& app) {
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->add_flag("--check", a->check, "Also run validate and check_semantics; fail if wrong");
   cmd->add_option("--format", a->format,
-                  "text (collsim's schedule text), goal (LogGOPSim's GOAL) or chakra (Chakra ET "
-                  "files for ASTRA-sim, -o PREFIX); reductions and copies become time at the "
-                  "scenario's rates (docs/interchange.md)")
+                  "text (collsim's schedule text), goal (LogGOPSim's GOAL), msccl-xml (an MSCCL "
+                  "algorithm file for the MSCCL/RCCL runtimes) or chakra (Chakra ET files for "
+                  "ASTRA-sim, -o PREFIX); GOAL and Chakra get reductions and copies as time at "
+                  "the scenario's rates (docs/interchange.md)")
       ->capture_default_str();
   cmd->add_option("--scenario", a->scenario,
                   "Generate on this scenario's topology (hierarchical, NCCL and in-network "
                   "algorithms read the nodes and switches from it; default: none, every rank a "
                   "node of its own)");
   cmd->callback([a] {
-    if (a->format != "text" && a->format != "goal" && a->format != "chakra") {
-      throw core::UnknownNameError("schedule format", a->format, {"text", "goal", "chakra"});
+    if (a->format != "text" && a->format != "goal" && a->format != "chakra" &&
+        a->format != "msccl-xml") {
+      throw core::UnknownNameError("schedule format", a->format,
+                                   {"text", "goal", "msccl-xml", "chakra"});
     }
     if (a->format == "chakra" && (a->output.empty() || a->output == "-")) {
       throw core::UsageError("--format chakra writes one file per rank: give their prefix with "
                              "-o PREFIX (PREFIX.0.et, PREFIX.1.et, ...)");
     }
-    const auto registry = algorithms::make_default_registry();
+    auto registry = algorithms::make_default_registry();
     std::optional<core::Topology> topology;
     if (!a->scenario.empty()) {
       topology = topologies::build(io::load_scenario(a->scenario).topology, a->ranks);
@@ -303,6 +308,7 @@ void add_schedule(CLI::App& app) {
       req.bytes = core::Bytes{core::counts_bytes(req.collective, req.ranks, req.counts)};
     }
     req.arrivals = analysis::make_arrivals(named.skew, req.ranks);
+    io::add_file_algorithms(registry, req.collective, {a->algorithm});
     const auto& algo = registry.find(req.collective, a->algorithm);
     const auto raw = parse_params(a->params);
     req.params = algorithms::resolve_params(algo, raw);
@@ -322,6 +328,13 @@ void add_schedule(CLI::App& app) {
     const core::EndpointParams rates = topology ? topology->endpoint(0) : core::EndpointParams{};
     if (a->format == "goal") {
       emit(io::write_goal(s, {rates.reduce_bandwidth, rates.copy_bandwidth}), a->output);
+      return;
+    }
+    if (a->format == "msccl-xml") {
+      io::MscclExportOptions options;
+      const std::string& proto = s.header().protocol.name;
+      options.proto = proto == "LL" || proto == "LL128" ? proto : "Simple";
+      emit(io::write_msccl_xml(s, options), a->output);
       return;
     }
     if (a->format == "chakra") {
@@ -385,7 +398,8 @@ void add_verify(CLI::App& app) {
   cmd->add_option("--skew", a->skew,
                   "Arrival skew for imbalance-aware generators (default: all at once)");
   cmd->add_option("--algorithm", a->algorithm,
-                  "Only this algorithm (needs --collective unless allreduce)");
+                  "Only this algorithm (needs --collective unless allreduce); file:X.xml checks an "
+                  "MSCCL XML algorithm at its ngpus");
   cmd->add_option("--ranks", a->ranks, "Rank counts: 1..64, 8,16,100, ...")->capture_default_str();
   cmd->add_option("--sizes", a->sizes,
                   "Sizes to check (default: 0, 1, ranks-1, 4 KiB and 1000003 bytes)");
@@ -393,7 +407,7 @@ void add_verify(CLI::App& app) {
                   "Generate on this scenario's topology (default: none, every rank a node of its "
                   "own; algorithms that need switches are then refused)");
   cmd->callback([a] {
-    const auto registry = algorithms::make_default_registry();
+    auto registry = algorithms::make_default_registry();
     std::optional<core::TopologySpec> spec;
     if (!a->scenario.empty()) {
       spec = io::load_scenario(a->scenario).topology;
@@ -404,6 +418,7 @@ void add_verify(CLI::App& app) {
         a->collective.empty() ? "allreduce" : a->collective, a->counts, a->skew);
     const bool varying = named.counts.kind != core::CountsSpec::Kind::none;
     if (!a->algorithm.empty()) {
+      io::add_file_algorithms(registry, named.kind, {a->algorithm});
       algos.push_back(&registry.find(named.kind, a->algorithm));
     } else if (!a->collective.empty()) {
       algos = registry.list(named.kind);

@@ -9,6 +9,7 @@
 #include "collsim/analysis/validate.hpp"
 #include "collsim/charts/chart_model.hpp"
 #include "collsim/charts/render.hpp"
+#include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
 #include <algorithm>
@@ -72,7 +73,8 @@ charts::ChartModel study_chart(const core::Scenario& scenario, const PlotArgs& a
                                          core::format_bytes(study.sizes.back())));
     }
   }
-  const algorithms::Registry registry = algorithms::make_default_registry();
+  algorithms::Registry registry = algorithms::make_default_registry();
+  io::add_file_algorithms(registry, scenario);
   const analysis::StudyResult result = analysis::run_study(
       scenario, study, registry, terminal_progress(fmt::format("study {}", a.study)), a.threads);
   if (result.rows.empty()) {

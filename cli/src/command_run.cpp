@@ -6,6 +6,7 @@
 
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/io/chrome_trace.hpp"
+#include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/writers.hpp"
 
@@ -125,7 +126,8 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
   if (!o.plots.empty()) {
     check_plots_available(o.plot_format);
   }
-  const algorithms::Registry registry = algorithms::make_default_registry();
+  algorithms::Registry registry = algorithms::make_default_registry();
+  io::add_file_algorithms(registry, scenario);
   std::vector<core::ResultRow> all_rows;
   std::vector<analysis::CrossoverRange> all_cross;
   std::string text;
@@ -197,7 +199,8 @@ void write_trace(const core::Scenario& scenario, const std::string& path) {
   core::RunOptions options;
   options.timeline = true;
   options.messages = true;
-  const algorithms::Registry registry = algorithms::make_default_registry();
+  algorithms::Registry registry = algorithms::make_default_registry();
+  io::add_file_algorithms(registry, scenario);
   const analysis::PointRun run = analysis::run_point(scenario, st, registry, options);
   std::ostringstream text;
   io::write_chrome_trace(text, run.schedule, run.topology, run.result,

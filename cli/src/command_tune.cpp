@@ -6,6 +6,7 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/tune.hpp"
+#include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/tuning_formats.hpp"
 
@@ -104,7 +105,11 @@ void run_tune(const TuneArgs& a) {
   core::Scenario scenario =
       io::load_scenario(a.scenario.empty() ? default_scenario_path() : a.scenario);
   apply_stack_options(a.stack, scenario);
-  const algorithms::Registry registry = algorithms::make_default_registry();
+  algorithms::Registry registry = algorithms::make_default_registry();
+  io::add_file_algorithms(registry, scenario);
+  for (const core::CollectiveKind c : options.collectives) {
+    io::add_file_algorithms(registry, c, a.algorithms);
+  }
   const core::TuneTable table = analysis::tune(scenario, options, registry);
 
   const std::string text = io::format_tuning(table, format, version, mpich);

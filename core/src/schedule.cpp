@@ -43,7 +43,7 @@ std::size_t Schedule::memory_bytes() const {
          local_sources_.capacity() * sizeof(LocalSource) +
          calc_ns_.capacity() * sizeof(std::uint64_t) +
          long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>) +
-         streams_.capacity() * sizeof(std::uint8_t);
+         streams_.capacity() * sizeof(std::uint8_t) + tags_.capacity() * sizeof(std::uint8_t);
 }
 
 void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
@@ -69,6 +69,7 @@ void Schedule::begin_rank(Rank rank) {
   }
   ++next_rank_;
   stream_ = 0;
+  tag_ = 0;
 }
 
 void Schedule::set_stream(std::uint32_t stream) {
@@ -78,6 +79,15 @@ void Schedule::set_stream(std::uint32_t stream) {
         fmt::format("stream {} out of range (a rank has at most {} streams)", stream, kMaxStreams));
   }
   stream_ = stream;
+}
+
+void Schedule::set_tag(std::uint32_t tag) {
+  check_building("set_tag");
+  if (tag >= kMaxTags) {
+    throw UsageError(
+        fmt::format("tag {} out of range (messages have at most {} tags)", tag, kMaxTags));
+  }
+  tag_ = tag;
 }
 
 std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
@@ -119,12 +129,18 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
     extra_deps_.insert(extra_deps_.end(), deps.begin(), deps.end());
   }
   dep_total_ += deps.size();
-  if (stream_ != 0 && streams_.empty()) {
-    streams_.resize(ops_.size(), 0); // the first operation off stream 0
-  }
-  if (!streams_.empty()) {
+  // The per-operation arrays start at the first operation off stream 0 (or tag 0), which may be
+  // the schedule's very first.
+  if (stream_ != 0 || !streams_.empty()) {
+    streams_.resize(ops_.size(), 0);
     streams_.push_back(static_cast<std::uint8_t>(stream_));
     stream_count_ = std::max(stream_count_, stream_ + 1);
+  }
+  const bool message = kind == OpKind::send || kind == OpKind::recv || kind == OpKind::recv_reduce;
+  const std::uint32_t tag = message ? tag_ : 0;
+  if (tag != 0 || !tags_.empty()) {
+    tags_.resize(ops_.size(), 0);
+    tags_.push_back(static_cast<std::uint8_t>(tag));
   }
   ops_.push_back(o);
   offset_.push_back(target.offset);
@@ -216,6 +232,7 @@ Op Schedule::op(OpId id) const {
   const auto d = deps(id);
   o.deps.assign(d.begin(), d.end());
   o.stream = stream(id);
+  o.tag = tag(id);
   return o;
 }
 

@@ -110,6 +110,9 @@ std::string print_schedule(const Schedule& s) {
         break;
       case OpKind::calc: fmt::format_to(it, "{}ns", s.calc_ns(id)); break;
       }
+      if (s.tag(id) != 0) {
+        fmt::format_to(it, " tag {}", s.tag(id));
+      }
       if (s.stream(id) != 0) {
         fmt::format_to(it, " stream {}", s.stream(id));
       }
@@ -350,6 +353,19 @@ private:
       }
       peer = static_cast<Rank>(p);
     }
+    std::uint32_t tag = 0;
+    if (peek_word() == "tag") {
+      if (kind != OpKind::send && kind != OpKind::recv && kind != OpKind::recv_reduce) {
+        fail("only messages (send, recv, recv_reduce) have a tag");
+      }
+      read_word("tag");
+      const auto t = read_uint("a tag");
+      if (t >= Schedule::kMaxTags) {
+        fail(fmt::format("tag {} out of range (messages have at most {} tags)", t,
+                         Schedule::kMaxTags));
+      }
+      tag = static_cast<std::uint32_t>(t);
+    }
     std::uint32_t stream = 0;
     if (peek_word() == "stream") {
       read_word("stream");
@@ -377,6 +393,7 @@ private:
     }
     end_line();
     s.set_stream(stream);
+    s.set_tag(tag);
     if (kind == OpKind::calc) {
       s.calc(Seconds{static_cast<double>(ns) * 1e-9}, deps);
     } else {

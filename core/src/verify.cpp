@@ -417,6 +417,9 @@ public:
     initialise();
   }
 
+  /// Report every message or local operation that reads bytes nothing has written.
+  void report_undefined_reads() { undefined_reads_ = true; }
+
   void run(const Matching& m, VerifyReport& report) {
     messages_.assign(s_.op_count(), {});
     report_ = &report;
@@ -538,6 +541,7 @@ private:
       const OpId recv = m.partner[id];
       if (recv != kNoMatch) {
         messages_[recv] = buffer(r, t.buffer).read(t.offset, t.offset + t.length);
+        check_defined(id, t, messages_[recv]);
         // Normalise to offset 0 so the receiver can place it anywhere.
         messages_[recv] = shifted(std::move(messages_[recv]), t.offset, 0);
       }
@@ -553,12 +557,27 @@ private:
     case OpKind::reduce:
     case OpKind::copy: {
       const Range src = s_.source(id);
-      auto pieces = shifted(buffer(r, src.buffer).read(src.offset, src.offset + src.length),
-                            src.offset, t.offset);
+      auto read = buffer(r, src.buffer).read(src.offset, src.offset + src.length);
+      check_defined(id, src, read);
+      auto pieces = shifted(std::move(read), src.offset, t.offset);
       write(id, r, t, std::move(pieces), k == OpKind::reduce);
       break;
     }
     case OpKind::calc: break;
+    }
+  }
+
+  /// With report_undefined_reads(): the first undefined piece of what `id` reads from `from`.
+  void check_defined(OpId id, const Range& from, const std::vector<Segment>& pieces) {
+    if (!undefined_reads_ || s_.rank_of(id) >= h_.ranks) {
+      return; // agents receive before they send, by construction of the generators
+    }
+    for (const Segment& seg : pieces) {
+      if (!seg.value.defined) {
+        report_->add(fmt::format("{}: reads {}[{}..{}) before anything wrote it", op_label(s_, id),
+                                 to_string(from.buffer), seg.begin, seg.end));
+        return;
+      }
     }
   }
 
@@ -616,6 +635,7 @@ private:
   std::vector<SymbolicBuffer> tmp_;
   std::vector<std::vector<Segment>> messages_; // indexed by receive op
   VerifyReport* report_ = nullptr;
+  bool undefined_reads_ = false;
 };
 
 void SymbolicState::check_postcondition(VerifyReport& report) const {
@@ -812,11 +832,18 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
                            VerifyReport* report) {
   std::size_t unmatched = 0;
   const Rank p = s.participants();
-  // Per receiving rank b: its receives bucketed by source (a stable counting sort, O(ops)), and a
-  // small table of (source, first, count) sorted by source. The k-th send from a to b then matches
-  // entry first + k of b's bucket for a. Sends look their bucket up by binary search.
+  if (p >= (Rank{1} << 24) - 1) {
+    throw UsageError(fmt::format("{} participants: matching supports fewer than 2^24", p));
+  }
+  // A connection: the source rank and the message's tag, packed into one key (sources < 2^24,
+  // tags < 256) whose order is the source's, then the tag's.
+  const auto connection = [&s](Rank source, OpId id) { return source << 8 | s.tag(id); };
+  // Per receiving rank b: its receives bucketed by connection (a stable counting sort, O(ops)),
+  // and a small table of (connection, first, count) sorted by connection. The k-th send from a to
+  // b on tag t then matches entry first + k of b's bucket for (a, t). Sends look their bucket up
+  // by binary search.
   struct Group {
-    Rank source;
+    Rank source; // the connection key
     std::uint32_t count;
     std::uint64_t first;       // index into recv_sorted
     std::uint32_t matched = 0; // sends matched so far
@@ -830,7 +857,7 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
     group_begin[b] = groups.size();
     for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
       if (is_receive(s.kind(id)) && s.peer(id) < p) {
-        ++counters[s.peer(id)];
+        ++counters[connection(s.peer(id), id)];
       }
     }
     sources.clear();
@@ -845,7 +872,7 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
     recv_sorted.resize(pos);
     for (OpId id = s.rank_begin(b); id < s.rank_end(b); ++id) {
       if (is_receive(s.kind(id)) && s.peer(id) < p) {
-        recv_sorted[counters[s.peer(id)]++] = id;
+        recv_sorted[counters[connection(s.peer(id), id)]++] = id;
       }
     }
     counters.clear();
@@ -861,12 +888,13 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
       if (b >= p || b == a) {
         continue; // reported by the structural check
       }
-      const std::uint64_t k = counters[b]++; // sends from a to b so far
+      const Rank key = connection(a, id);
+      const std::uint64_t k = counters[connection(b, id)]++; // sends from a to b on this tag so far
       const auto lo = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b]);
       const auto hi = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b + 1]);
       const auto g =
-          std::lower_bound(lo, hi, a, [](const Group& x, Rank v) { return x.source < v; });
-      if (g == hi || g->source != a || k >= g->count) {
+          std::lower_bound(lo, hi, key, [](const Group& x, Rank v) { return x.source < v; });
+      if (g == hi || g->source != key || k >= g->count) {
         ++unmatched;
         if (report != nullptr) {
           report->add(fmt::format("unmatched send: {} has no matching receive on rank {}",
@@ -936,6 +964,12 @@ VerifyReport validate(const Schedule& s) {
 }
 
 VerifyReport check_semantics(const Schedule& s, std::uint64_t seed) {
+  SemanticsOptions options;
+  options.seed = seed;
+  return check_semantics(s, options);
+}
+
+VerifyReport check_semantics(const Schedule& s, const SemanticsOptions& options) {
   VerifyReport report = validate(s);
   if (!report.ok()) {
     return report;
@@ -957,9 +991,14 @@ VerifyReport check_semantics(const Schedule& s, std::uint64_t seed) {
                            to_string(h.collective), h.data_bytes, needed));
     return report;
   }
-  SymbolicState state(s, seed);
+  SymbolicState state(s, options.seed);
+  if (options.undefined_reads) {
+    state.report_undefined_reads();
+  }
   state.run(m, report);
-  state.check_postcondition(report);
+  if (options.postcondition) {
+    state.check_postcondition(report);
+  }
   return report;
 }
 

@@ -4,6 +4,8 @@
 
 #include "main_window_internal.hpp"
 
+#include "collsim/io/imported_algorithms.hpp"
+
 namespace collsim::gui {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), s_(std::make_unique<State>()) {
@@ -421,6 +423,10 @@ void MainWindow::set_scenario(const core::Scenario& scenario) {
   scenario_label_->setToolTip(q(s_->scenario.description));
   setWindowTitle(q("collsim explorer: " + s_->scenario.name));
   try {
+    // The scenario's `file:` algorithms (MSCCL XML, GOAL) join the registry it is run with.
+    algorithms::Registry registry = algorithms::make_default_registry();
+    io::add_file_algorithms(registry, s_->scenario);
+    s_->registry = std::make_shared<const algorithms::Registry>(std::move(registry));
     fill_controls(default_controls(s_->scenario, *s_->registry));
     rebuild_what_if();
     check_first_study(s_->scenario, *s_->registry);

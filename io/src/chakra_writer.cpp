@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <fmt/format.h>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace collsim::io {
@@ -123,8 +124,8 @@ std::vector<std::string> write_chakra(const core::Schedule& s, const ChakraExpor
   }
   const std::uint32_t p = s.ranks();
   // Each message's ordinal within its ordered pair, in collsim's matching order (program order).
-  std::map<std::pair<core::Rank, core::Rank>, std::uint32_t> sent;
-  std::map<std::pair<core::Rank, core::Rank>, std::uint32_t> received;
+  std::map<std::tuple<core::Rank, core::Rank, std::uint32_t>, std::uint32_t> sent;
+  std::map<std::tuple<core::Rank, core::Rank, std::uint32_t>, std::uint32_t> received;
   std::vector<std::string> files(p);
   for (core::Rank r = 0; r < p; ++r) {
     std::string& out = files[r];
@@ -150,7 +151,15 @@ std::vector<std::string> write_chakra(const core::Schedule& s, const ChakraExpor
         const bool send = s.kind(id) == OpKind::send;
         const core::Rank src = send ? r : s.peer(id);
         const core::Rank dst = send ? s.peer(id) : r;
-        const std::uint32_t tag = send ? sent[{src, dst}]++ : received[{src, dst}]++;
+        // The ordinal within the connection (pair and collsim tag), the collsim tag above bit 23:
+        // unique per pair, equal at both ends of each message, the ordinal alone for tag 0.
+        const std::uint32_t ordinal =
+            send ? sent[{src, dst, s.tag(id)}]++ : received[{src, dst, s.tag(id)}]++;
+        if (ordinal >= (1U << 23)) {
+          throw core::UsageError(fmt::format(
+              "Chakra: more than 2^23 messages from rank {} to rank {} on one tag", src, dst));
+        }
+        const std::uint32_t tag = s.tag(id) << 23 | ordinal;
         n.type = send ? kSend : kRecv;
         n.name = fmt::format("l{} {} {} B {} {}", k, send ? "send" : "recv", len,
                              send ? "to" : "from", s.peer(id));

@@ -13,6 +13,7 @@
 #include <map>
 #include <queue>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace collsim::io::detail {
@@ -78,22 +79,34 @@ core::Schedule goal_schedule(const GoalFile& f, const GoalImportOptions& options
     }
   }
 
-  // collsim matches in issue order per ordered pair of ranks; LogGOPSim by (source, tag) in order.
-  // Where the two could pair differently, or the sizes differ, say so at the receive.
-  std::map<std::pair<core::Rank, core::Rank>, std::vector<const GoalOp*>> sends;
-  std::map<std::pair<core::Rank, core::Rank>, std::vector<const GoalOp*>> recvs;
+  // LogGOPSim matches by (source, tag) in order. collsim matches in issue order per connection
+  // (pair of ranks, tag): when every tag is one of collsim's (0..255, no wildcard) the tags carry
+  // over and the two agree; otherwise collsim matches per pair, and where that could pair
+  // differently from LogGOPSim, or the sizes differ, the receive says so.
+  bool tags = true;
+  for (core::Rank r = 0; r < p; ++r) {
+    for (const GoalOp& op : f.ranks[r].ops) {
+      tags = tags &&
+             (op.kind == GoalOp::Kind::calc || (op.tag >= 0 && op.tag < core::Schedule::kMaxTags));
+    }
+  }
+  using Connection = std::tuple<core::Rank, core::Rank, std::int64_t>;
+  std::map<Connection, std::vector<const GoalOp*>> sends;
+  std::map<Connection, std::vector<const GoalOp*>> recvs;
   for (core::Rank r = 0; r < p; ++r) {
     for (const std::size_t i : order[r]) {
       const GoalOp& op = f.ranks[r].ops[i];
+      const std::int64_t tag = tags ? op.tag : 0;
       if (op.kind == GoalOp::Kind::send) {
-        sends[{r, static_cast<core::Rank>(op.peer)}].push_back(&op);
+        sends[{r, static_cast<core::Rank>(op.peer), tag}].push_back(&op);
       } else if (op.kind == GoalOp::Kind::recv) {
-        recvs[{static_cast<core::Rank>(op.peer), r}].push_back(&op);
+        recvs[{static_cast<core::Rank>(op.peer), r, tag}].push_back(&op);
       }
     }
   }
-  for (const auto& [pair, rs] : recvs) {
-    const auto it = sends.find(pair);
+  for (const auto& [connection, rs] : recvs) {
+    const std::pair<core::Rank, core::Rank> pair{std::get<0>(connection), std::get<1>(connection)};
+    const auto it = sends.find(connection);
     const std::size_t n = it == sends.end() ? 0 : it->second.size();
     for (std::size_t k = 0; k < rs.size(); ++k) {
       const GoalOp& rv = *rs[k];
@@ -119,8 +132,9 @@ core::Schedule goal_schedule(const GoalFile& f, const GoalImportOptions& options
       }
     }
   }
-  for (const auto& [pair, ss] : sends) {
-    const auto it = recvs.find(pair);
+  for (const auto& [connection, ss] : sends) {
+    const std::pair<core::Rank, core::Rank> pair{std::get<0>(connection), std::get<1>(connection)};
+    const auto it = recvs.find(connection);
     const std::size_t n = it == recvs.end() ? 0 : it->second.size();
     if (ss.size() > n) {
       const GoalOp& sd = *ss[n];
@@ -135,7 +149,7 @@ core::Schedule goal_schedule(const GoalFile& f, const GoalImportOptions& options
   h.ranks = p;
   h.bytes = options.bytes;
   h.data_bytes = data_bytes;
-  h.algorithm = "goal";
+  h.algorithm = options.algorithm;
   core::Schedule s(h);
   s.reserve(total, total);
   std::vector<std::uint32_t> deps;
@@ -151,6 +165,7 @@ core::Schedule goal_schedule(const GoalFile& f, const GoalImportOptions& options
       std::sort(deps.begin(), deps.end());
       deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
       s.set_stream(op.cpu);
+      s.set_tag(tags && op.kind != GoalOp::Kind::calc ? static_cast<std::uint32_t>(op.tag) : 0);
       const core::Range bytes{core::Buffer::data, offset, op.amount};
       offset += op.kind == GoalOp::Kind::calc ? 0 : op.amount;
       switch (op.kind) {

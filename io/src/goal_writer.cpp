@@ -43,8 +43,9 @@ std::string write_goal(const core::Schedule& s, const GoalExportOptions& options
   const core::ScheduleHeader& h = s.header();
   std::string out = fmt::format(
       "// LogGOPSim GOAL, exported by collsim: {} {} on {} ranks, {} B, root {}\n"
-      "// calc times in ns: reductions at {:.6g} GB/s, copies at {:.6g} GB/s (0: free); tag 0 "
-      "everywhere (collsim matches in order per pair of ranks); cpu = collsim's issue stream\n"
+      "// calc times in ns: reductions at {:.6g} GB/s, copies at {:.6g} GB/s (0: free); tag = "
+      "collsim's connection tag (collsim matches in order per pair of ranks and tag, as MPI per "
+      "source and tag); cpu = collsim's issue stream\n"
       "// The `// collsim:` lines are the schedule in collsim's text form: `collsim import` "
       "reads them back exactly.\n",
       h.algorithm.empty() ? "schedule" : h.algorithm, core::to_string(h.collective), h.ranks,
@@ -74,11 +75,13 @@ std::string write_goal(const core::Schedule& s, const GoalExportOptions& options
       const core::Range target = s.target(id);
       switch (s.kind(id)) {
       case OpKind::send:
-        out += fmt::format("l{}: send {}b to {} tag 0{}\n", k, target.length, s.peer(id), cpu);
+        out += fmt::format("l{}: send {}b to {} tag {}{}\n", k, target.length, s.peer(id),
+                           s.tag(id), cpu);
         break;
       case OpKind::recv:
       case OpKind::recv_reduce:
-        out += fmt::format("l{}: recv {}b from {} tag 0{}\n", k, target.length, s.peer(id), cpu);
+        out += fmt::format("l{}: recv {}b from {} tag {}{}\n", k, target.length, s.peer(id),
+                           s.tag(id), cpu);
         break;
       case OpKind::reduce:
         out += fmt::format("l{}: calc {}{}\n", k, work_ns(target.length, options.reduce_bandwidth),

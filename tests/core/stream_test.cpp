@@ -63,21 +63,21 @@ TEST_CASE("streams are written as `stream N` and read back", "[core][stream][sch
   CHECK_FALSE(back == crossing(false)); // the stream is part of the operation
 }
 
-TEST_CASE("a stream past the IR's 64 is refused, in the text form with its position",
+TEST_CASE("a stream past the IR's 256 is refused, in the text form with its position",
           "[core][stream][schedule]") {
   std::string text = print_schedule(crossing(true));
-  text.replace(text.find("stream 1"), 8, "stream 64");
+  text.replace(text.find("stream 1"), 8, "stream 256");
   try {
     (void)parse_schedule(text, "s.sched");
     FAIL("no error");
   } catch (const ScheduleError& e) {
     CHECK(std::string(e.what()) ==
-          "s.sched:10:37: error: stream 64 out of range (a rank has at most 64 streams)");
+          "s.sched:10:38: error: stream 256 out of range (a rank has at most 256 streams)");
   }
   ScheduleHeader h;
   Schedule s(h);
   s.begin_rank(0);
-  CHECK_THROWS_WITH(s.set_stream(64), "stream 64 out of range (a rank has at most 64 streams)");
+  CHECK_THROWS_WITH(s.set_stream(256), "stream 256 out of range (a rank has at most 256 streams)");
 }
 
 TEST_CASE("lanes list each rank's streams in order, operations in program order",

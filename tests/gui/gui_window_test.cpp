@@ -146,6 +146,7 @@ private Q_SLOTS:
   void stacks_field_compares_library_stacks();
   void compare_tab_shows_the_machines_of_a_compare_file();
   void counts_and_skew_fields_run_the_v_variant_and_late_ranks();
+  void a_scenario_names_an_msccl_file_beside_the_built_in_algorithms();
 };
 
 void GuiWindowTest::sweep_draws_one_series_per_algorithm_and_the_crossovers_of_its_rows() {
@@ -789,6 +790,33 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   GuiWindowTest test;
   return QTest::qExec(&test, argc, argv);
+}
+
+void GuiWindowTest::a_scenario_names_an_msccl_file_beside_the_built_in_algorithms() {
+  // A study's `file:X.xml` (issue 22) is listed, checked and swept like a registered algorithm.
+  QTemporaryDir dir;
+  QVERIFY(dir.isValid());
+  const std::string xml = std::string(COLLSIM_TEST_DATA_DIR) + "/msccl/mt_ring_8_1.xml";
+  const QString path = dir.filePath("msccl.yaml");
+  {
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(("name: msccl\nbase: dgx-h100\nstudies:\n  - collective: allreduce\n"
+             "    algorithms: [nccl_ring, file:" +
+             xml + "]\n    ranks: [8]\n    sizes: 1MiB:16MiB:x4\n")
+                .c_str());
+  }
+  gui::MainWindow w;
+  w.show();
+  QVERIFY(w.open_scenario_file(path));
+  QVERIFY(wait_sweep(w, 0));
+  QCOMPARE(w.error_text(), QString());
+  QCOMPARE(w.controls().algorithms, (std::vector<std::string>{"nccl_ring", "file:" + xml}));
+  std::size_t imported = 0;
+  for (const auto& r : w.sweep()->result.rows) {
+    imported += r.algorithm == "file:" + xml ? 1 : 0;
+  }
+  QCOMPARE(imported, std::size_t{3});
 }
 
 #include "gui_window_test.moc"

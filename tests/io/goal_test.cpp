@@ -109,7 +109,8 @@ TEST_CASE("a hand-written GOAL file imports as LogGOPSim's grammar means it",
   const io::GoalImport g =
       io::read_goal(read_data("pingpong_calc.goal"), "pingpong_calc.goal", options);
   CHECK_FALSE(g.with_data);
-  // requires and irequires put rank 1's receive first; each message has bytes of its own.
+  // requires and irequires put rank 1's receive first; each message has bytes of its own, and
+  // its GOAL tag as its collsim tag.
   CHECK(core::print_schedule(g.schedule) == "collsim-schedule 1\n"
                                             "collective bcast\n"
                                             "algorithm goal\n"
@@ -118,13 +119,13 @@ TEST_CASE("a hand-written GOAL file imports as LogGOPSim's grammar means it",
                                             "root 0\n"
                                             "buffers data=2048 tmp=0\n"
                                             "rank 0 {\n"
-                                            "  l0: send data[0..1024) to 1\n"
-                                            "  l1: recv data[1024..2048) from 1 requires l0\n"
+                                            "  l0: send data[0..1024) to 1 tag 7\n"
+                                            "  l1: recv data[1024..2048) from 1 tag 8 requires l0\n"
                                             "  l2: calc 2000ns requires l1\n"
                                             "}\n"
                                             "rank 1 {\n"
-                                            "  l0: recv data[0..1024) from 0\n"
-                                            "  l1: send data[1024..2048) to 0 requires l0\n"
+                                            "  l0: recv data[0..1024) from 0 tag 7\n"
+                                            "  l1: send data[1024..2048) to 0 tag 8 requires l0\n"
                                             "  l2: calc 500ns stream 1\n"
                                             "}\n"
                                             "rank 2 {\n"
@@ -156,8 +157,8 @@ TEST_CASE("bad GOAL input is one positioned error", "[io][goal][interchange][err
        "named sender"},
       {"num_ranks 2\nrank 0 {\nsend 8b to 1 cpu 1 tag 3\n}\nrank 1 {\n}\n",
        "t.goal:3:20: error: 'tag' out of place: options come in the order tag, cpu, nic"},
-      {"num_ranks 2\nrank 0 {\nsend 8b to 1 cpu 64\n}\nrank 1 {\n}\n",
-       "t.goal:3:18: error: cpu 64: collsim runs at most 64 issue streams per rank"},
+      {"num_ranks 2\nrank 0 {\nsend 8b to 1 cpu 256\n}\nrank 1 {\n}\n",
+       "t.goal:3:18: error: cpu 256: collsim runs at most 256 issue streams per rank"},
       {"num_ranks 1\nrank 0 {\nbarrier\n}\n",
        "t.goal:3:1: error: expected send, recv or calc, got 'barrier'"},
       {"num_ranks 1\nrank 0 {\ncalc 5 }\n}\n", "t.goal:3:8: error: unexpected '}' (one item per "
@@ -172,10 +173,11 @@ TEST_CASE("bad GOAL input is one positioned error", "[io][goal][interchange][err
       {"num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\nrecv 9b from 0\n}\n",
        "t.goal:6:1: error: this receive of 9 B is rank 1's message 1 from rank 0, whose send (line "
        "3) has 8 B (collsim matches in order per pair of ranks)"},
-      {"num_ranks 2\nrank 0 {\nsend 8b to 1 tag 1\nsend 8b to 1 tag 2\n}\nrank 1 {\nrecv 8b from 0 "
-       "tag 2\nrecv 8b from 0 tag 1\n}\n",
-       "t.goal:7:1: error: tag 2 here, but the send it meets in collsim's in-order matching per "
-       "pair of ranks (line 3) has tag 1: LogGOPSim would pair by tag"},
+      // Tags past collsim's 256 fall back to matching per pair, which pairs these crosswise.
+      {"num_ranks 2\nrank 0 {\nsend 8b to 1 tag 300\nsend 8b to 1 tag 301\n}\nrank 1 {\nrecv 8b "
+       "from 0 tag 301\nrecv 8b from 0 tag 300\n}\n",
+       "t.goal:7:1: error: tag 301 here, but the send it meets in collsim's in-order matching per "
+       "pair of ranks (line 3) has tag 300: LogGOPSim would pair by tag"},
       {"num_ranks 2\nrank 0 {\nsend 8b to 1\n}\nrank 1 {\n}\n",
        "t.goal:3:1: error: rank 0 sends 1 message to rank 1, which receives 0"},
   };
@@ -212,4 +214,15 @@ TEST_CASE("a collsim GOAL file whose operations were edited is refused at the ed
   const std::string e = import_error(bad);
   CHECK(e.starts_with("t.goal:"));
   CHECK(e.find(": error: in its `// collsim:` line: ") != std::string::npos);
+}
+
+TEST_CASE("GOAL tags become collsim's connection tags, so crossed tags pair as in LogGOPSim",
+          "[io][goal]") {
+  const io::GoalImport g =
+      io::read_goal("num_ranks 2\nrank 0 {\nsend 8b to 1 tag 1\nsend 16b to 1 tag 2\n}\nrank 1 "
+                    "{\nrecv 16b from 0 tag 2\nrecv 8b from 0 tag 1\n}\n",
+                    "t.goal");
+  CHECK(g.schedule.tag(0) == 1);
+  CHECK(g.schedule.tag(2) == 2);
+  CHECK(core::validate(g.schedule).summary() == "");
 }

@@ -7,8 +7,10 @@
 //     operations it depends on have completed and the operation before it has issued; issuing never
 //     waits for an earlier operation to complete unless a dependency says so (a non-blocking MPI
 //     program that posts in order).
-//   * send(peer, range) and recv(peer, range) match first-in first-out per ordered pair of ranks:
-//     the k-th send from a to b matches the k-th recv on b from a; the two lengths must be equal.
+//   * send(peer, range) and recv(peer, range) match first-in first-out per connection: the
+//     ordered pair of ranks and the messages' tag (0 unless set_tag; MSCCL's channel): the k-th
+//     send from a to b with tag t matches the k-th recv on b from a with tag t; the two lengths
+//     must be equal.
 //   * recv_reduce combines the incoming bytes into the target range (target := target (+)
 //   incoming);
 //     reduce and copy act locally from a source range to a target range of equal length.
@@ -71,6 +73,7 @@ struct Op {
   Range source;            ///< reduce/copy only: the range read
   std::vector<std::uint32_t> deps; ///< local indices of the operations this one waits for
   std::uint32_t stream = 0;        ///< the issue stream within the rank (Schedule::set_stream)
+  std::uint32_t tag = 0;           ///< send/recv/recv_reduce: the connection tag (set_tag)
   double calc_seconds = 0.0;       ///< calc only: how long the rank is busy
   bool operator==(const Op&) const = default;
 };
@@ -160,8 +163,14 @@ class Schedule {
 public:
   /// The most operations one schedule may hold (engines keep two state bits in each id).
   static constexpr std::size_t kMaxOps = std::size_t{1} << 30;
-  /// The most issue streams a rank may use (NCCL's MAXCHANNELS).
-  static constexpr std::uint32_t kMaxStreams = 64;
+  /// The most issue streams a rank may use: NCCL's MAXCHANNELS (64) is the most a built-in
+  /// generator uses; an imported MSCCL XML algorithm runs each thread block as a stream, and
+  /// published files have up to 256 per GPU (msccl-tools experiments_ar/ap_32.xml). The stream is
+  /// stored in one byte per operation.
+  static constexpr std::uint32_t kMaxStreams = 256;
+  /// The most connection tags (set_tag): MSCCL's channels (MAXCHANNELS 32 in its NCCL 2.12 fork,
+  /// 64 in later NCCL) fit; stored in one byte per operation.
+  static constexpr std::uint32_t kMaxTags = 256;
 
   Schedule() = default;
   explicit Schedule(ScheduleHeader header);
@@ -201,6 +210,12 @@ public:
   /// Dependencies may cross streams; matching (FIFO per ordered pair, in program order) does not
   /// look at streams.
   void set_stream(std::uint32_t stream);
+  /// Puts the messages (send, recv, recv_reduce) added to the current rank from now on on
+  /// connection tag `tag` (< kMaxTags; begin_rank starts every rank with tag 0). Messages match
+  /// first-in first-out per (sender, receiver, tag): independent FIFOs between the same two ranks,
+  /// as MSCCL's channels are (each (peer, channel) connection a ring of its own, matched in the
+  /// order of the one thread block that drives it). Local operations carry no tag.
+  void set_tag(std::uint32_t tag);
   /// General form used by the parser and by generators that compute dependency lists.
   std::uint32_t add(OpKind kind, Rank peer, Range target, Range source,
                     std::span<const std::uint32_t> deps);
@@ -236,6 +251,11 @@ public:
   [[nodiscard]] std::uint32_t stream(OpId id) const { return streams_.empty() ? 0 : streams_[id]; }
   /// One more than the largest stream any operation uses (1: a single stream per rank).
   [[nodiscard]] std::uint32_t stream_count() const { return stream_count_; }
+  /// The connection tag of message `id` (0 unless the generator used set_tag; 0 for local
+  /// operations).
+  [[nodiscard]] std::uint32_t tag(OpId id) const { return tags_.empty() ? 0 : tags_[id]; }
+  /// True when some message carries a tag other than 0.
+  [[nodiscard]] bool tagged() const { return !tags_.empty(); }
   /// Hints the CPU to load operation `id`'s fields (engines call it well before they need them:
   /// their accesses jump between thousands of ranks' programs, which no hardware prefetcher
   /// follows).
@@ -279,6 +299,8 @@ private:
   BigVector<std::uint8_t> streams_; // per operation; empty while every operation is in stream 0
   std::uint32_t stream_ = 0;        // the stream of operations added next
   std::uint32_t stream_count_ = 1;
+  BigVector<std::uint8_t> tags_; // per operation; empty while every message has tag 0
+  std::uint32_t tag_ = 0;        // the tag of messages added next
   Rank next_rank_ = 0;
   bool finished_ = false;
 };

@@ -51,6 +51,17 @@ VerifyReport validate(const Schedule& s);
 /// Runs validate() first; semantic checks run only on a structurally valid schedule.
 VerifyReport check_semantics(const Schedule& s, std::uint64_t seed = 0x5eed5eedULL);
 
+/// What check_semantics looks at besides the collective's postcondition.
+struct SemanticsOptions {
+  std::uint64_t seed = 0x5eed5eedULL;
+  /// Report every send, copy or reduction that reads bytes nothing has written yet (an imported
+  /// MSCCL algorithm that sends a scratch chunk before any step wrote it). Off by default: a
+  /// built-in generator may move undefined bytes that no result depends on.
+  bool undefined_reads = false;
+  /// Check the postcondition (off for what has none: MSCCL's `custom` collectives).
+  bool postcondition = true;
+};
+VerifyReport check_semantics(const Schedule& s, const SemanticsOptions& options);
 /// Throws ScheduleError with the report's summary if either check fails.
 void require_correct(const Schedule& s);
 

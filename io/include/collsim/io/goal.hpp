@@ -41,6 +41,7 @@ struct GoalImportOptions {
   core::CollectiveKind collective = core::CollectiveKind::allreduce; ///< the header's collective
   core::Bytes bytes{0};           ///< the header's size (informational)
   double seconds_per_unit = 1e-9; ///< a calc's time unit (LogGOPSim's default: ns)
+  std::string algorithm = "goal"; ///< the header's algorithm name
 };
 
 /// Parses GOAL text. A file that carries collsim's `// collsim:` comments (write_goal's) gives
