@@ -9,10 +9,13 @@
 #include "collsim/io/goal.hpp"
 #include "collsim/io/msccl.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <optional>
 
 namespace collsim::io {
 
@@ -70,30 +73,64 @@ algorithms::AlgorithmInfo msccl_algorithm(std::string_view name, const std::stri
   return info;
 }
 
+/// GOAL's `num_ranks N`, found without parsing the whole file (a GOAL file of a large schedule is
+/// hundreds of MB: it is parsed once per request, not also here); nullopt when the line is not
+/// found as written, and the full parse gives the positioned error.
+std::optional<std::uint32_t> goal_num_ranks(std::string_view text) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line.substr(first).starts_with("//")) {
+      continue;
+    }
+    line = line.substr(first);
+    if (!line.starts_with("num_ranks")) {
+      return std::nullopt;
+    }
+    std::uint32_t ranks = 0;
+    const std::string_view digits = line.substr(std::string_view("num_ranks").size());
+    const std::size_t d = digits.find_first_not_of(" \t");
+    if (d == std::string_view::npos) {
+      return std::nullopt;
+    }
+    const auto [ptr, ec] = std::from_chars(digits.data() + d, digits.data() + digits.size(), ranks);
+    if (ec != std::errc{} || ranks == 0) {
+      return std::nullopt;
+    }
+    return ranks;
+  }
+  return std::nullopt;
+}
+
 algorithms::AlgorithmInfo goal_algorithm(std::string_view name, const std::string& path,
                                          core::CollectiveKind collective) {
   auto text = std::make_shared<const std::string>(read_algorithm_file(name, path));
   GoalImportOptions options;
   options.collective = collective;
   options.algorithm = std::string(name);
-  const GoalImport first = read_goal(*text, path, options);
-  if (first.with_data) {
-    throw core::UsageError(
-        fmt::format("{}: collsim's own GOAL export of '{}': name that algorithm instead", path,
-                    first.schedule.header().algorithm));
+  std::optional<std::uint32_t> ranks = goal_num_ranks(*text);
+  if (!ranks) {
+    ranks = read_goal(*text, path, options).schedule.ranks(); // or its positioned error
   }
-  const std::uint32_t ranks = first.schedule.ranks();
+  if (text->starts_with("// collsim: ") || text->find("\n// collsim: ") != std::string::npos) {
+    throw core::UsageError(fmt::format(
+        "{}: collsim's own GOAL export (it carries `// collsim:` lines): name that algorithm "
+        "instead",
+        path));
+  }
   algorithms::AlgorithmInfo info;
   info.name = std::string(name);
   info.collective = collective;
-  info.summary = fmt::format("LogGOPSim GOAL schedule: {} ranks, {} operations (fixed sizes)",
-                             ranks, first.schedule.op_count());
+  info.summary = fmt::format("LogGOPSim GOAL schedule for {} ranks (fixed sizes)", *ranks);
   info.source = path;
-  info.constraints = {fmt::format("ranks = {} (the file's num_ranks)", ranks),
+  info.constraints = {fmt::format("ranks = {} (the file's num_ranks)", *ranks),
                       "the size is informational: the file fixes every message's"};
-  info.check = [ranks](const algorithms::Request& r) -> std::string {
-    if (r.ranks != ranks) {
-      return fmt::format("the file is for {} ranks (num_ranks), not {}", ranks, r.ranks);
+  info.check = [n = *ranks](const algorithms::Request& r) -> std::string {
+    if (r.ranks != n) {
+      return fmt::format("the file is for {} ranks (num_ranks), not {}", n, r.ranks);
     }
     if (r.root != 0) {
       return "a GOAL file fixes its root; collsim runs it with root 0";
