@@ -83,19 +83,7 @@ void import_msccl(const std::string& file, const std::string& bytes,
   const core::Schedule& s = built.schedule;
   std::string checked;
   if (check) {
-    core::SemanticsOptions semantics;
-    semantics.undefined_reads = true;
-    semantics.postcondition = p.collective.has_value();
-    const core::VerifyReport report = core::check_semantics(s, semantics);
-    if (!report.ok()) {
-      std::string problems;
-      for (const std::string& problem : report.problems) {
-        problems += io::msccl_annotate(p, built, problem) + "\n";
-      }
-      if (report.total_problems > report.problems.size()) {
-        problems += fmt::format("... and {} more problems\n",
-                                report.total_problems - report.problems.size());
-      }
+    if (const std::string problems = io::msccl_problems(p, built); !problems.empty()) {
       throw CommandFailed(fmt::format("{}: the algorithm is wrong:\n{}", file, problems));
     }
     checked = p.collective ? "; checked: matched, no deadlock, no read before a write, the "
@@ -123,7 +111,7 @@ void add_import(CLI::App& app) {
     std::string time_unit = "ns";
     std::string output;
     std::uint32_t ranks = 0;
-    bool check = false;
+    bool check = true;
     bool flat = false;
   };
   auto a = std::make_shared<Args>();
@@ -145,10 +133,11 @@ void add_import(CLI::App& app) {
                 "over tiles of NCCL's protocol buffer");
   cmd->add_option("--time-unit", a->time_unit, "The unit of GOAL's calc times: ns, us or ps")
       ->capture_default_str();
-  cmd->add_flag("--check", a->check,
-                "Validate: matching and no deadlock, and where the file carries data (MSCCL XML, "
-                "collsim's own GOAL) no read before a write and the collective's result; fail "
-                "if wrong");
+  cmd->add_flag("--check,!--no-check", a->check,
+                "Check the import (the default; --no-check skips it, for very large GOAL files): "
+                "matching and no deadlock, and where the file carries data (MSCCL XML, collsim's "
+                "own GOAL) no race, no read before a write and the collective's result; fail if "
+                "wrong");
   cmd->add_option("-o,--output", a->output, "Write to this file instead of standard output");
   cmd->callback([a] {
     const std::string ext = std::filesystem::path(a->file).extension().string();

@@ -37,8 +37,20 @@ algorithms::AlgorithmInfo msccl_algorithm(std::string_view name, const std::stri
       std::make_shared<const MscclProgram>(read_msccl_xml(read_algorithm_file(name, path), path));
   if (!program->collective) {
     throw core::UsageError(fmt::format(
-        "{}: coll=\"{}\" is no collective collsim simulates ('collsim import --check' checks it)",
-        path, program->coll));
+        "{}: coll=\"{}\" is no collective collsim simulates ('collsim import' checks it)", path,
+        program->coll));
+  }
+  // Checked once, at one element per chunk (the steps and their order do not depend on the
+  // size), so that a wrong algorithm is never timed as if it were right.
+  MscclBuildOptions smallest;
+  smallest.bytes = core::Bytes{program->nchunksperloop * 4};
+  smallest.tiles = false;
+  if (const std::string problems =
+          msccl_problems(*program, build_msccl_schedule(*program, smallest));
+      !problems.empty()) {
+    throw core::UsageError(fmt::format("{}: the algorithm is wrong ('collsim import {}' says the "
+                                       "same):\n{}",
+                                       path, path, problems));
   }
   algorithms::AlgorithmInfo info;
   info.name = std::string(name);

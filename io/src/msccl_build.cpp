@@ -6,6 +6,7 @@
 #include "collsim/io/msccl.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/core/verify.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -438,6 +439,22 @@ std::string msccl_annotate(const MscclProgram& program, const MscclBuilt& built,
                        program.file, st.line);
   }
   out += problem.substr(pos);
+  return out;
+}
+
+std::string msccl_problems(const MscclProgram& program, const MscclBuilt& built) {
+  core::SemanticsOptions options;
+  options.undefined_reads = true;
+  options.postcondition = program.collective.has_value();
+  const core::VerifyReport report = core::check_semantics(built.schedule, options);
+  std::string out;
+  for (const std::string& problem : report.problems) {
+    out += msccl_annotate(program, built, problem) + "\n";
+  }
+  if (report.total_problems > report.problems.size()) {
+    out +=
+        fmt::format("... and {} more problems\n", report.total_problems - report.problems.size());
+  }
   return out;
 }
 

@@ -34,14 +34,17 @@ TEST_CASE("import --check on a published MSCCL allreduce", "[cli][import][msccl]
                    "result") != std::string::npos);
 }
 
-TEST_CASE("import --check names the step of a wrong MSCCL file", "[cli][import][msccl]") {
-  const auto o = run_collsim("import " + kData + "mt_ar_multi_1.xml --check");
+TEST_CASE("import names the step of a wrong MSCCL file", "[cli][import][msccl]") {
+  const auto o = run_collsim("import " + kData + "mt_ar_multi_1.xml");
   CHECK(o.code == 1);
   CHECK(o.err.find("warning: 'rrs' takes its local operand from i[5] but names i[4]") !=
         std::string::npos);
   CHECK(o.err.find("the algorithm is wrong:") != std::string::npos);
   CHECK(o.err.find("[gpu ") != std::string::npos);
   CHECK(o.err.find("mt_ar_multi_1.xml:") != std::string::npos);
+  const auto unchecked = run_collsim("import " + kData + "mt_ar_multi_1.xml --no-check");
+  CHECK(unchecked.code == 0);
+  CHECK(unchecked.out.find("ranks 8\n") != std::string::npos);
 }
 
 TEST_CASE("algorithm file:PATH runs an MSCCL file beside the built-in algorithms",
@@ -103,6 +106,14 @@ TEST_CASE("MSCCL input errors: one line, exit 2", "[cli][msccl][errors]") {
                   "mt_alltonext_2in.xml --ranks 24 --sizes 1MiB");
   CHECK(custom.code == 2);
   CHECK(custom.err.find("coll=\"custom\" is no collective collsim simulates") != std::string::npos);
+  // A wrong algorithm is refused when it is named, never timed.
+  const auto wrong =
+      run_collsim("sim --scenario scenarios/dgx-h100.yaml --algorithm file:" + kData +
+                  "mt_ar_multi_1.xml --ranks 8 --sizes 1MiB");
+  CHECK(wrong.code == 2);
+  CHECK(wrong.err.find("mt_ar_multi_1.xml: the algorithm is wrong") != std::string::npos);
+  CHECK(wrong.err.find("combines misaligned elements") != std::string::npos);
+  CHECK(wrong.err.find("[gpu 6 tb ") != std::string::npos);
   const auto kind = run_collsim("sim --scenario scenarios/dgx-h100.yaml --collective allgather "
                                 "--algorithm file:" +
                                 kData + "mt_ring_8_1.xml --ranks 8 --sizes 1MiB");

@@ -130,6 +130,12 @@ MscclBuilt build_msccl_schedule(const MscclProgram& program, const MscclBuildOpt
 std::string msccl_annotate(const MscclProgram& program, const MscclBuilt& built,
                            const std::string& problem);
 
+/// Checks a built MSCCL schedule as every import does: `validate` (matching, deadlock, races
+/// between thread blocks), reads of bytes nothing wrote, and the collective's result (none for a
+/// custom collective). "" when it passes, else the problems one per line, each naming the GPU,
+/// thread block, step and line (msccl_annotate).
+std::string msccl_problems(const MscclProgram& program, const MscclBuilt& built);
+
 /// What write_msccl_xml needs beyond the schedule.
 struct MscclExportOptions {
   std::string proto = "Simple";
