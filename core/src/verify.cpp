@@ -843,7 +843,7 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
   // b on tag t then matches entry first + k of b's bucket for (a, t). Sends look their bucket up
   // by binary search.
   struct Group {
-    Rank source; // the connection key
+    Rank key; // the connection
     std::uint32_t count;
     std::uint64_t first;       // index into recv_sorted
     std::uint32_t matched = 0; // sends matched so far
@@ -893,8 +893,8 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
       const auto lo = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b]);
       const auto hi = groups.begin() + static_cast<std::ptrdiff_t>(group_begin[b + 1]);
       const auto g =
-          std::lower_bound(lo, hi, key, [](const Group& x, Rank v) { return x.source < v; });
-      if (g == hi || g->source != key || k >= g->count) {
+          std::lower_bound(lo, hi, key, [](const Group& x, Rank v) { return x.key < v; });
+      if (g == hi || g->key != key || k >= g->count) {
         ++unmatched;
         if (report != nullptr) {
           report->add(fmt::format("unmatched send: {} has no matching receive on rank {}",

@@ -9,6 +9,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace collsim::io::detail {
@@ -26,9 +28,15 @@ struct GoalOp {
   std::vector<std::size_t> irequires_;
 };
 
+/// Hashes labels by value, so that a label's string_view finds its std::string key.
+struct LabelHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 struct GoalRank {
   std::vector<GoalOp> ops;
-  std::map<std::string, std::size_t, std::less<>> labels;
+  std::unordered_map<std::string, std::size_t, LabelHash, std::equal_to<>> labels;
 };
 
 /// A `// collsim:` comment: its text and where that text starts in the file.

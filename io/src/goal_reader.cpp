@@ -29,8 +29,8 @@ struct Token {
   std::uint32_t column = 0; ///< 1-based
 };
 
-/// The file split into lines, with `/* */` comments blanked out (positions kept).
-std::vector<std::string> clean_lines(std::string_view text) {
+/// The file with `/* */` comments blanked out (positions kept).
+std::string without_block_comments(std::string_view text) {
   std::string t(text);
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i] == '/' && t[i + 1] == '*') {
@@ -44,16 +44,23 @@ std::vector<std::string> clean_lines(std::string_view text) {
       i = stop - 1;
     }
   }
-  std::vector<std::string> out;
+  return t;
+}
+
+/// `text` split into lines (views into it; a line's final '\r' dropped). A GOAL file of a large
+/// schedule has millions of lines: no copy each.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
   std::size_t start = 0;
-  while (start <= t.size()) {
-    const std::size_t nl = t.find('\n', start);
-    std::string line = t.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+  while (start <= text.size()) {
+    const std::size_t nl = text.find('\n', start);
+    std::string_view line =
+        text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
     if (!line.empty() && line.back() == '\r') {
-      line.pop_back();
+      line.remove_suffix(1);
     }
-    out.push_back(std::move(line));
-    if (nl == std::string::npos) {
+    out.push_back(line);
+    if (nl == std::string_view::npos) {
       break;
     }
     start = nl + 1;
@@ -67,7 +74,8 @@ public:
       : name_(name), options_(options) {}
 
   GoalImport read(std::string_view text) {
-    lines_ = clean_lines(text);
+    text_ = without_block_comments(text);
+    lines_ = lines_of(text_);
     parse();
     detail::GoalFile file{name_, std::move(ranks_), std::move(annotated_), std::move(closes_)};
     if (file.annotated.empty()) {
@@ -81,21 +89,26 @@ private:
     detail::goal_fail(name_, line, column, msg);
   }
 
-  static std::vector<Token> tokens_of(std::string_view line) {
-    std::vector<Token> out;
+  /// C's isspace in the "C" locale, inline: it runs on every byte of the file.
+  static constexpr bool blank(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  }
+
+  /// The tokens of `line`, into `out` (reused from line to line).
+  static void tokens_of(std::string_view line, std::vector<Token>& out) {
+    out.clear();
     std::size_t i = 0;
     while (i < line.size()) {
-      if (std::isspace(static_cast<unsigned char>(line[i])) != 0) {
+      if (blank(line[i])) {
         ++i;
         continue;
       }
       const std::size_t start = i;
-      while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])) == 0) {
+      while (i < line.size() && !blank(line[i])) {
         ++i;
       }
       out.push_back({line.substr(start, i - start), static_cast<std::uint32_t>(start + 1)});
     }
-    return out;
   }
 
   std::uint64_t number(std::uint32_t line, const Token& t, std::string_view what) const {
@@ -152,7 +165,8 @@ private:
       if (const std::size_t c = text.find("//"); c != std::string_view::npos) {
         text = text.substr(0, c);
       }
-      const std::vector<Token> t = tokens_of(text);
+      tokens_of(text, tokens_);
+      const std::vector<Token>& t = tokens_;
       if (t.empty()) {
         continue;
       }
@@ -340,7 +354,9 @@ private:
 
   std::string name_;
   GoalImportOptions options_;
-  std::vector<std::string> lines_;
+  std::string text_;                    ///< the file, block comments blanked
+  std::vector<std::string_view> lines_; ///< into text_
+  std::vector<Token> tokens_;           ///< the current line's
   std::vector<detail::GoalRank> ranks_;
   std::vector<detail::GoalAnnotation> annotated_;
   std::vector<std::uint32_t> closes_; ///< the line of each rank's '}'

@@ -207,7 +207,7 @@ public:
   /// each stream in program order, the streams independently of one another, like the thread
   /// blocks of NCCL's channels or the warps of a tree's reduce-up and broadcast-down: an operation
   /// waiting for its dependencies holds back only the later operations of its own stream.
-  /// Dependencies may cross streams; matching (FIFO per ordered pair, in program order) does not
+  /// Dependencies may cross streams; matching (FIFO per connection, in program order) does not
   /// look at streams.
   void set_stream(std::uint32_t stream);
   /// Puts the messages (send, recv, recv_reduce) added to the current rank from now on on
