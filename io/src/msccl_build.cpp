@@ -176,9 +176,12 @@ private:
       }
       std::uint64_t stage = s_max_ * chunk_;
       staging_[g].assign(gpu.tbs.size(), 0);
+      in_place_rrs_[g].resize(gpu.tbs.size());
       for (std::size_t t = 0; t < gpu.tbs.size(); ++t) {
         std::uint64_t need = 0;
-        for (const MscclStep& st : gpu.tbs[t].steps) {
+        in_place_rrs_[g][t].assign(gpu.tbs[t].steps.size(), false);
+        for (std::size_t j = 0; j < gpu.tbs[t].steps.size(); ++j) {
+          const MscclStep& st = gpu.tbs[t].steps[j];
           if (st.type != T::rrs) {
             continue;
           }
@@ -188,7 +191,7 @@ private:
                 use[place(g, st.srcbuf, static_cast<std::uint64_t>(st.srcoff + c))];
             alone = alone && reads == 1 && writes >= 1;
           }
-          in_place_rrs_[g].push_back(alone);
+          in_place_rrs_[g][t][j] = alone;
           if (!alone) {
             const std::uint64_t cnt = static_cast<std::uint64_t>(st.cnt);
             need = std::max(need, iterations_ == 1 ? std::min(cnt, per_message_) * chunk_ : tile_);
@@ -316,7 +319,7 @@ private:
     }
     const auto to = static_cast<core::Rank>(b.send);
     const auto from = static_cast<core::Rank>(b.recv);
-    const bool in_place_rrs = st.type == T::rrs && rrs_in_place(g, t, j);
+    const bool in_place_rrs = in_place_rrs_[g][t][j];
     for (const Piece& piece : pieces(static_cast<std::uint64_t>(st.cnt), it)) {
       const core::Range src =
           st.srcoff >= 0 ? range(g, st.srcbuf, st.srcoff, piece) : core::Range{};
@@ -366,21 +369,6 @@ private:
     return prev;
   }
 
-  [[nodiscard]] bool rrs_in_place(std::uint32_t g, std::uint32_t t, std::uint32_t j) const {
-    // in_place_rrs_[g] lists the GPU's rrs steps in thread block and step order.
-    std::size_t n = 0;
-    const MscclGpu& gpu = p_.gpus[g];
-    for (std::uint32_t u = 0; u < t; ++u) {
-      for (const MscclStep& st : gpu.tbs[u].steps) {
-        n += st.type == T::rrs ? 1 : 0;
-      }
-    }
-    for (std::uint32_t k = 0; k < j; ++k) {
-      n += gpu.tbs[t].steps[k].type == T::rrs ? 1 : 0;
-    }
-    return in_place_rrs_[g][n];
-  }
-
   const MscclProgram& p_;
   const MscclBuildOptions& o_;
   std::uint64_t chunk_ = 0;
@@ -390,8 +378,8 @@ private:
   std::uint64_t i_max_ = 0;
   std::uint64_t o_max_ = 0;
   std::uint64_t s_max_ = 0;
-  std::vector<std::vector<bool>> in_place_rrs_;
-  std::vector<std::vector<std::uint64_t>> staging_; // per GPU and thread block: tmp offset
+  std::vector<std::vector<std::vector<bool>>> in_place_rrs_; // [gpu][tb][step]: an rrs in place
+  std::vector<std::vector<std::uint64_t>> staging_;          // per GPU and thread block: tmp offset
   std::uint64_t staging_total_ = 0;
 };
 

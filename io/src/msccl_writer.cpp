@@ -301,9 +301,8 @@ private:
     const core::ScheduleHeader& h = s_.header();
     const bool alltoall = h.collective == core::CollectiveKind::alltoall;
     std::string out = fmt::format(
-        "<!-- collsim {}: {} on {} ranks, written for S = {} B ({} chunks of {} B) -->\n",
-        "schedule", h.algorithm.empty() ? "a schedule" : h.algorithm, h.ranks, h.bytes.value,
-        nchunks_, chunk_);
+        "<!-- collsim schedule: {} on {} ranks, written for S = {} B ({} chunks of {} B) -->\n",
+        h.algorithm.empty() ? "a schedule" : h.algorithm, h.ranks, h.bytes.value, nchunks_, chunk_);
     // The schedule itself, so that `collsim import` gives back exactly this schedule; the
     // runtimes skip comments.
     const std::string text = core::print_schedule(s_);
