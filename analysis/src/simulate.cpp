@@ -12,6 +12,7 @@
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
 #include "parallel.hpp"
+#include "wire.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -208,7 +209,8 @@ namespace {
 /// an algorithm a stack does not run is skipped there, with the stack's reason.
 StudyResult run_stacks(const core::Scenario& scenario, const core::StudySpec& study,
                        const std::string& prefix, const algorithms::Registry& registry,
-                       const Progress& progress, unsigned threads, bool link_loads) {
+                       const Progress& progress, unsigned threads, bool link_loads,
+                       const Executor* executor) {
   StudyResult out;
   for (std::size_t i = 0; i < study.stacks.size(); ++i) {
     const std::string& name = study.stacks[i];
@@ -246,7 +248,7 @@ StudyResult run_stacks(const core::Scenario& scenario, const core::StudySpec& st
     core::Scenario under = scenario;
     under.stack = name;
     under.stack_pos = pos;
-    StudyResult r = run_study(under, one, registry, progress, threads, link_loads);
+    StudyResult r = run_study(under, one, registry, progress, threads, link_loads, executor);
     for (core::ResultRow& row : r.rows) {
       row.algorithm += "@" + name;
     }
@@ -264,7 +266,7 @@ StudyResult run_stacks(const core::Scenario& scenario, const core::StudySpec& st
 
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress,
-                      unsigned threads, bool link_loads) {
+                      unsigned threads, bool link_loads, const Executor* executor) {
   // YAML paths in messages ("studies[1].ranks") when the study belongs to the scenario.
   std::string prefix;
   if (!scenario.studies.empty() && &study >= scenario.studies.data() &&
@@ -272,7 +274,7 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
     prefix = fmt::format("studies[{}].", &study - scenario.studies.data());
   }
   if (!study.stacks.empty()) {
-    return run_stacks(scenario, study, prefix, registry, progress, threads, link_loads);
+    return run_stacks(scenario, study, prefix, registry, progress, threads, link_loads, executor);
   }
   // Resolve names first, so a typo fails before any work, pointing at the name. `auto` (the
   // library's choice) has no entry: it is resolved per point.
@@ -470,11 +472,53 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
       out.rows[i].params = pt.shown;
     }
   };
-  detail::parallel_for(points.size(), threads, run_point_at, [&](std::size_t done) {
+  SweepItems items;
+  items.count = points.size();
+  items.run = run_point_at;
+  items.save = [&](std::size_t i) {
+    detail::WireWriter w;
+    detail::put_row(w, out.rows[i]);
+    if (keep_loads) {
+      w.put(static_cast<std::uint64_t>(out.link_loads[i].size()));
+      for (const LinkReport& l : out.link_loads[i]) {
+        w.put(l.label);
+        w.put(l.kind);
+        w.put(l.bandwidth);
+        detail::put_load(w, l.load);
+        w.put(l.utilization);
+      }
+    }
+    return w.take();
+  };
+  items.load = [&](std::size_t i, std::string_view bytes) {
+    detail::WireReader in(bytes);
+    detail::get_row(in, out.rows[i]);
+    if (keep_loads) {
+      std::uint64_t n = 0;
+      in.get(n);
+      out.link_loads[i].assign(n, LinkReport{});
+      for (LinkReport& l : out.link_loads[i]) {
+        in.get(l.label);
+        in.get(l.kind);
+        in.get(l.bandwidth);
+        detail::get_load(in, l.load);
+        in.get(l.utilization);
+      }
+    }
+    in.finish();
+  };
+  items.describe = [&](std::size_t i) {
+    const Point& pt = points[i];
+    return fmt::format("{} at {} ranks, {} bytes",
+                       pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name),
+                       pt.ranks, pt.bytes.value);
+  };
+  items.done = [&](std::size_t done) {
     if (progress) {
       progress(done, points.size());
     }
-  });
+  };
+  run_items(executor, threads, items);
   out.crossovers = crossovers(out.rows);
   return out;
 }

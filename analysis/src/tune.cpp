@@ -411,8 +411,8 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
       study.params = cands[k].params;
       study.counts = options.counts;
       study.skew = options.skew;
-      const StudyResult r =
-          run_study(scenario, study, registry, report(done), options.threads, false);
+      const StudyResult r = run_study(scenario, study, registry, report(done), options.threads,
+                                      false, options.executor);
       done += ranks.size() * table.sizes.size();
       for (const core::ResultRow& row : r.rows) {
         if (nccl && !nccl_can_run(cands[k].algorithm, nccl_in.at(row.ranks))) {

@@ -9,6 +9,7 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
 #include "parallel.hpp"
+#include "wire.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -221,7 +222,9 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   }
   std::vector<std::optional<ValidationRow>> out(points.size());
   std::vector<std::string> why(points.size());
-  detail::parallel_for(points.size(), options.threads, [&](std::size_t i) {
+  SweepItems items;
+  items.count = points.size();
+  items.run = [&](std::size_t i) {
     const MeasuredPoint& p = points[i];
     if (p.ranks == 0) {
       why[i] = "the log does not say how many ranks ran";
@@ -322,7 +325,50 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       best->library_error_pct = 100.0 * (nccl->time_us * 1e-6 - p.time.value) / p.time.value;
     }
     out[i] = std::move(best);
-  });
+  };
+  // A row's measured point is the input's; what was predicted travels as bytes.
+  items.save = [&](std::size_t i) {
+    detail::WireWriter w;
+    w.put(why[i]);
+    w.put(out[i].has_value());
+    if (out[i]) {
+      const ValidationRow& r = *out[i];
+      w.put(r.algorithm);
+      w.put(r.params);
+      w.put(r.chosen_by);
+      w.put(r.predicted);
+      w.put(r.error_pct);
+      w.put(r.library_estimate_us);
+      w.put(r.library_error_pct);
+    }
+    return w.take();
+  };
+  items.load = [&](std::size_t i, std::string_view bytes) {
+    detail::WireReader in(bytes);
+    in.get(why[i]);
+    bool has = false;
+    in.get(has);
+    out[i].reset();
+    if (has) {
+      ValidationRow r;
+      r.measured = points[i];
+      in.get(r.algorithm);
+      in.get(r.params);
+      in.get(r.chosen_by);
+      in.get(r.predicted);
+      in.get(r.error_pct);
+      in.get(r.library_estimate_us);
+      in.get(r.library_error_pct);
+      out[i] = std::move(r);
+    }
+    in.finish();
+  };
+  items.describe = [&](std::size_t i) {
+    const MeasuredPoint& p = points[i];
+    return fmt::format("{}:{} ({}, {} ranks, {} bytes)", p.file, p.line,
+                       core::to_string(p.collective), p.ranks, p.bytes.value);
+  };
+  run_items(options.executor, options.threads, items);
   ValidationResult result;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (out[i]) {

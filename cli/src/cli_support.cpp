@@ -3,6 +3,7 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/core/layout.hpp"
 #include "collsim/core/sizes.hpp"
+#include "collsim/distributed/session.hpp"
 #include "collsim/io/imbalance_files.hpp"
 #include "collsim/stacks/stack.hpp"
 
@@ -176,6 +177,9 @@ std::string read_input_file(const std::string& path) {
 }
 
 void emit(const std::string& text, const std::string& path) {
+  if (!distributed::primary()) {
+    return; // in an MPI job rank 0 writes what every rank computed
+  }
   if (path.empty() || path == "-") {
     std::cout << text << std::flush;
     return;

@@ -9,6 +9,7 @@
 #include "collsim/analysis/validate.hpp"
 #include "collsim/charts/chart_model.hpp"
 #include "collsim/charts/render.hpp"
+#include "collsim/distributed/session.hpp"
 #include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
@@ -75,8 +76,10 @@ charts::ChartModel study_chart(const core::Scenario& scenario, const PlotArgs& a
   }
   algorithms::Registry registry = algorithms::make_default_registry();
   io::add_file_algorithms(registry, scenario);
+  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
   const analysis::StudyResult result = analysis::run_study(
-      scenario, study, registry, terminal_progress(fmt::format("study {}", a.study)), a.threads);
+      scenario, study, registry, terminal_progress(fmt::format("study {}", a.study)), a.threads,
+      false, executor.get());
   if (result.rows.empty()) {
     throw core::UsageError(fmt::format(
         "study {} ran no point, nothing to plot{}", a.study,
@@ -105,6 +108,8 @@ charts::ChartModel validation_chart(const core::Scenario& scenario, const PlotAr
   options.algorithm = a.algorithm;
   options.engine = analysis::EngineChoice(a.engine, scenario);
   options.threads = a.threads;
+  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
+  options.executor = executor.get();
   const algorithms::Registry registry = algorithms::make_default_registry();
   const analysis::ValidationResult result =
       analysis::validate(scenario, logs.points, registry, options);
@@ -162,6 +167,9 @@ void add_plot(CLI::App& app) {
     const charts::ChartModel chart = kind == charts::ChartKind::validation
                                          ? validation_chart(scenario, *a)
                                          : study_chart(scenario, *a, kind);
+    if (!distributed::primary()) {
+      return; // in an MPI job rank 0 writes the charts
+    }
     for (std::size_t i = 0; i < a->outputs.size(); ++i) {
       if (kinds[i] == charts::ChartFile::csv) {
         emit(charts::chart_csv(chart), a->outputs[i]);

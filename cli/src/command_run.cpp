@@ -5,6 +5,7 @@
 #include "plot_support.hpp"
 
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/distributed/session.hpp"
 #include "collsim/io/chrome_trace.hpp"
 #include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
@@ -138,12 +139,14 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
   }
   std::vector<std::string> skipped;
   nlohmann::json all_links = nlohmann::json::array();
+  // In an MPI job the points of every study are shared by its processes (docs/distributed.md).
+  const std::unique_ptr<analysis::Executor> executor = distributed::executor(o.threads);
   for (std::size_t i = 0; i < scenario.studies.size(); ++i) {
     const auto& study = scenario.studies[i];
     const int shown = links_shown(o, study);
     const auto result = analysis::run_study(scenario, study, registry,
                                             terminal_progress(fmt::format("study {}", i + 1)),
-                                            o.threads, shown > 0);
+                                            o.threads, shown > 0, executor.get());
     if (shown > 0) {
       for (auto& j : link_loads_json(result, shown)) {
         all_links.push_back(std::move(j));
@@ -162,7 +165,7 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
               "time / fastest time)\n";
       text += format_crossovers(result.crossovers);
     }
-    if (!o.plots.empty()) {
+    if (!o.plots.empty() && distributed::primary()) {
       for (const std::string& file :
            write_study_plots(scenario, i, result, o.plots, o.plot_format)) {
         std::cerr << fmt::format("collsim: wrote {}\n", file);

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 
 #include "collsim/analysis/tune.hpp"
+#include "collsim/distributed/session.hpp"
 #include "collsim/io/imported_algorithms.hpp"
 #include "collsim/io/scenario_loader.hpp"
 #include "collsim/io/tuning_formats.hpp"
@@ -93,6 +94,8 @@ void run_tune(const TuneArgs& a) {
   options.engine = a.engine;
   options.root = a.root;
   options.threads = a.threads;
+  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
+  options.executor = executor.get();
   options.candidates = analysis::library_candidates(candidates, version, mpich);
   options.candidates.algorithms = a.algorithms;
   for (auto p : options.ranks) {

@@ -5,11 +5,14 @@
 #include "commands.hpp"
 
 #include "collsim/core/errors.hpp"
+#include "collsim/distributed/session.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run_command(int argc, char** argv) {
   CLI::App app{"collsim: a collective-communication simulator and cost-model explorer.\n"
                "Generates collective algorithms as schedules, times them on topologies of real "
                "hardware, and reports latency, algorithm bandwidth and bus bandwidth."};
@@ -71,4 +74,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // Under mpirun or srun: one rank of a job that shares the sweeps (docs/distributed.md).
+  collsim::distributed::Session session(argc, argv);
+  return session.finish(run_command(argc, argv));
 }

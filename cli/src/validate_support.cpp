@@ -3,6 +3,7 @@
 #include "validate_support.hpp"
 
 #include "collsim/analysis/what_if.hpp"
+#include "collsim/distributed/session.hpp"
 #include "collsim/io/scenario_loader.hpp"
 
 #include <CLI/CLI.hpp>
@@ -34,6 +35,8 @@ Prediction prediction(const PredictionOptions& o) {
   p.validate.algorithm = o.algorithm;
   p.validate.engine = analysis::EngineChoice(o.engine, p.scenario);
   p.validate.threads = o.threads;
+  p.executor = distributed::executor(o.threads);
+  p.validate.executor = p.executor.get();
   return p;
 }
 

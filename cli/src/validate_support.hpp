@@ -10,6 +10,7 @@
 #include "collsim/core/scenario.hpp"
 #include "collsim/io/logs.hpp"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct Prediction {
   core::Scenario scenario;
   io::LogShape shape;
   analysis::ValidateOptions validate;
+  /// In an MPI job, the processes that share the rows (validate.executor points to it).
+  std::shared_ptr<const analysis::Executor> executor;
 };
 Prediction prediction(const PredictionOptions& options);
 

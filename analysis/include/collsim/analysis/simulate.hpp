@@ -3,6 +3,7 @@
 // and sizes), in parallel over points with deterministic output order.
 
 #include "collsim/algorithms/registry.hpp"
+#include "collsim/analysis/executor.hpp"
 #include "collsim/core/engine.hpp"
 #include "collsim/core/result.hpp"
 #include "collsim/core/scenario.hpp"
@@ -127,9 +128,11 @@ using Progress = std::function<void(std::size_t done, std::size_t total)>;
 /// registry (errors are ScenarioErrors at the name's position); topology size errors point at the
 /// study's `ranks`. threads = 0: all hardware threads.
 /// link_loads: also keep every point's link loads (StudyResult::link_loads).
+/// executor: where the points run (analysis/executor.hpp; null: `threads` threads here).
 StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
                       const algorithms::Registry& registry, const Progress& progress = {},
-                      unsigned threads = 0, bool link_loads = false);
+                      unsigned threads = 0, bool link_loads = false,
+                      const Executor* executor = nullptr);
 
 /// The links of a run, most utilised first (ties: by link id).
 std::vector<LinkReport> link_reports(const core::Topology& topology,

@@ -82,6 +82,8 @@ struct TuneOptions {
   core::SkewSpec skew;
   unsigned threads = 0;   ///< 0: all hardware threads
   Progress progress = {}; ///< (done, total) over the whole sweep; thread-safe
+  /// Where the points run (analysis/executor.hpp); null: `threads` threads of this process.
+  const Executor* executor = nullptr;
 };
 
 /// One timed point of a sweep: the input of the merging rule.

@@ -101,6 +101,8 @@ struct ValidateOptions {
   std::string algorithm = "auto";
   EngineChoice engine;
   unsigned threads = 0; ///< 0: all cores
+  /// Where the points run (analysis/executor.hpp); null: `threads` threads of this process.
+  const Executor* executor = nullptr;
 };
 
 /// True when `algo` is one of NCCL's (it has an "nccl:" alias).
