@@ -12,7 +12,7 @@
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
 #include "parallel.hpp"
-#include "wire.hpp"
+#include "simulate_support.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -24,6 +24,11 @@
 #include <thread>
 
 namespace collsim::analysis {
+
+using detail::AutoPoint;
+using detail::resolve_auto;
+using detail::stack_registry;
+using detail::with_imbalance;
 
 namespace {
 
@@ -42,18 +47,14 @@ const std::vector<EngineEntry>& engine_table() {
   return table;
 }
 
-/// The library stacks (stacks::default_stacks), built once; immutable.
+} // namespace
+
+namespace detail {
+
 const stacks::Registry& stack_registry() {
   static const stacks::Registry registry = stacks::default_stacks();
   return registry;
 }
-
-/// `auto` at one point: the library's choice as an algorithm of the registry and its parameters.
-struct AutoPoint {
-  const algorithms::AlgorithmInfo* algo = nullptr;
-  std::map<std::string, std::int64_t> params;
-  std::string shown; ///< "algorithm=nccl_ring,channels=24,protocol=simple"
-};
 
 std::optional<AutoPoint> resolve_auto(const core::Scenario& scenario, const core::Topology& topo,
                                       core::CollectiveKind collective, std::uint32_t ranks,
@@ -83,7 +84,7 @@ std::optional<AutoPoint> resolve_auto(const core::Scenario& scenario, const core
   return out;
 }
 
-} // namespace
+} // namespace detail
 
 std::vector<std::string> engine_names() {
   std::vector<std::string> out;
@@ -128,10 +129,8 @@ void check_stack(const core::Scenario& scenario) {
   }
 }
 
-namespace {
+namespace detail {
 
-/// The study's counts and arrivals for the request's ranks and size (issue 21): a v-collective's
-/// size becomes its counts' total (neighbourhood counts: S per neighbour message).
 void with_imbalance(const core::StudySpec& study, algorithms::Request& req) {
   req.counts = make_counts(study.counts, req.collective, req.ranks, req.bytes.value);
   if (!req.counts.empty()) {
@@ -140,7 +139,7 @@ void with_imbalance(const core::StudySpec& study, algorithms::Request& req) {
   req.arrivals = make_arrivals(study.skew, req.ranks);
 }
 
-} // namespace
+} // namespace detail
 
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
@@ -201,326 +200,6 @@ core::ResultRow simulate(const algorithms::Registry& registry,
         core::Seconds{*std::max_element(request.arrivals.begin(), request.arrivals.end())};
   }
   return row;
-}
-
-namespace {
-
-/// A study that compares stacks: the study once per stack, its rows labelled ALGORITHM@STACK;
-/// an algorithm a stack does not run is skipped there, with the stack's reason.
-StudyResult run_stacks(const core::Scenario& scenario, const core::StudySpec& study,
-                       const std::string& prefix, const algorithms::Registry& registry,
-                       const Progress& progress, unsigned threads, bool link_loads,
-                       const Executor* executor) {
-  StudyResult out;
-  for (std::size_t i = 0; i < study.stacks.size(); ++i) {
-    const std::string& name = study.stacks[i];
-    const core::SourcePos pos = i < study.stack_pos.size() ? study.stack_pos[i] : study.pos;
-    const stacks::Stack* stack = nullptr;
-    try {
-      stack = &stack_registry().find(name);
-    } catch (const core::UnknownNameError& e) {
-      if (pos.file.empty()) {
-        throw;
-      }
-      throw core::ScenarioError(pos, fmt::format("{}stacks[{}]", prefix, i), e.what());
-    }
-    core::StudySpec one = study;
-    one.stacks.clear();
-    one.algorithms.clear();
-    one.algorithm_pos.clear();
-    for (std::size_t a = 0; a < study.algorithms.size(); ++a) {
-      const algorithms::AlgorithmInfo* algo =
-          study.algorithms[a] == kAutoAlgorithm
-              ? nullptr
-              : registry.try_find(study.collective, study.algorithms[a]);
-      if (algo != nullptr && !stack->runs(*algo)) {
-        out.skipped.push_back(fmt::format("{}@{}: {}", algo->name, name, stack->refusal(*algo)));
-        continue;
-      }
-      one.algorithms.push_back(study.algorithms[a]);
-      if (a < study.algorithm_pos.size()) {
-        one.algorithm_pos.push_back(study.algorithm_pos[a]);
-      }
-    }
-    if (one.algorithms.empty()) {
-      continue;
-    }
-    core::Scenario under = scenario;
-    under.stack = name;
-    under.stack_pos = pos;
-    StudyResult r = run_study(under, one, registry, progress, threads, link_loads, executor);
-    for (core::ResultRow& row : r.rows) {
-      row.algorithm += "@" + name;
-    }
-    out.rows.insert(out.rows.end(), r.rows.begin(), r.rows.end());
-    out.link_loads.insert(out.link_loads.end(), r.link_loads.begin(), r.link_loads.end());
-    for (const std::string& s : r.skipped) {
-      out.skipped.push_back(fmt::format("{} (stack {})", s, name));
-    }
-  }
-  out.crossovers = crossovers(out.rows);
-  return out;
-}
-
-} // namespace
-
-StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& study,
-                      const algorithms::Registry& registry, const Progress& progress,
-                      unsigned threads, bool link_loads, const Executor* executor) {
-  // YAML paths in messages ("studies[1].ranks") when the study belongs to the scenario.
-  std::string prefix;
-  if (!scenario.studies.empty() && &study >= scenario.studies.data() &&
-      &study < scenario.studies.data() + scenario.studies.size()) {
-    prefix = fmt::format("studies[{}].", &study - scenario.studies.data());
-  }
-  if (!study.stacks.empty()) {
-    return run_stacks(scenario, study, prefix, registry, progress, threads, link_loads, executor);
-  }
-  // Resolve names first, so a typo fails before any work, pointing at the name. `auto` (the
-  // library's choice) has no entry: it is resolved per point.
-  std::vector<const algorithms::AlgorithmInfo*> algos;
-  for (std::size_t i = 0; i < study.algorithms.size(); ++i) {
-    if (study.algorithms[i] == kAutoAlgorithm) {
-      algos.push_back(nullptr);
-      continue;
-    }
-    try {
-      algos.push_back(&registry.find(study.collective, study.algorithms[i]));
-    } catch (const core::UnknownNameError& e) {
-      const core::SourcePos pos =
-          i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
-      if (pos.file.empty()) {
-        throw; // not from a file (e.g. the command line): the plain message says it all
-      }
-      throw core::ScenarioError(pos, fmt::format("{}algorithms[{}]", prefix, i), e.what());
-    }
-  }
-  try {
-    check_engine(study.engine);
-  } catch (const core::UnknownNameError& e) {
-    if (study.engine_pos.file.empty()) {
-      throw;
-    }
-    throw core::ScenarioError(study.engine_pos, prefix + "engine", e.what());
-  }
-  (void)parse_nccl_env(scenario.nccl); // a bad NCCL variable fails before any work, at its place
-  check_stack(scenario);
-  for (std::size_t i = 0; i < algos.size(); ++i) {
-    if (algos[i] == nullptr || scenario.stack.empty()) {
-      continue;
-    }
-    const stacks::Stack& stack = stack_registry().find(scenario.stack);
-    if (!stack.runs(*algos[i])) {
-      const core::SourcePos pos =
-          i < study.algorithm_pos.size() ? study.algorithm_pos[i] : study.pos;
-      if (pos.file.empty()) {
-        throw core::UsageError(stack.refusal(*algos[i]));
-      }
-      throw core::ScenarioError(pos, fmt::format("{}algorithms[{}]", prefix, i),
-                                stack.refusal(*algos[i]));
-    }
-  }
-  std::map<std::uint32_t, core::Topology> topologies;
-  for (std::uint32_t p : study.ranks) {
-    try {
-      topologies.emplace(p, topologies::build(scenario.topology, p));
-    } catch (const core::UsageError& e) {
-      if (study.ranks_pos.file.empty()) {
-        throw;
-      }
-      throw core::ScenarioError(study.ranks_pos, prefix + "ranks", e.what());
-    }
-  }
-
-  // Parameters, resolved per algorithm (a value may be a choice name of one algorithm's
-  // enumeration); a parameter that none of the study's algorithms takes is a typo, not a no-op.
-  std::vector<std::map<std::string, std::int64_t>> algo_params;
-  for (const auto* a : algos) {
-    std::map<std::string, std::int64_t> resolved;
-    for (const auto& [name, text] : study.params) {
-      if (a == nullptr) {
-        break; // `auto` runs the library's parameters
-      }
-      try {
-        const auto one = algorithms::resolve_params(*a, {{name, text}});
-        resolved.insert(one.begin(), one.end());
-      } catch (const core::UsageError& e) {
-        const auto pos = study.param_pos.find(name);
-        if (pos == study.param_pos.end() || pos->second.file.empty()) {
-          throw;
-        }
-        throw core::ScenarioError(pos->second, fmt::format("{}params.{}", prefix, name), e.what());
-      }
-    }
-    algo_params.push_back(std::move(resolved));
-  }
-  for (const auto& [name, text] : study.params) {
-    const bool taken = std::any_of(algos.begin(), algos.end(), [&](const auto* a) {
-      return a != nullptr && std::any_of(a->params.begin(), a->params.end(),
-                                         [&](const auto& ps) { return ps.name == name; });
-    });
-    if (taken) {
-      continue;
-    }
-    std::vector<std::string> valid;
-    for (const auto* a : algos) {
-      for (const auto& ps : a != nullptr ? a->params : std::vector<algorithms::ParamSpec>{}) {
-        if (std::find(valid.begin(), valid.end(), ps.name) == valid.end()) {
-          valid.push_back(ps.name);
-        }
-      }
-    }
-    std::string msg = fmt::format("no algorithm of this study takes a parameter '{}'", name);
-    if (const std::string close = core::closest_match(name, valid); !close.empty()) {
-      msg += fmt::format(" (did you mean '{}'?)", close);
-    }
-    msg += valid.empty() ? std::string("; they take no parameters")
-                         : fmt::format("; their parameters are: {}", fmt::join(valid, ", "));
-    if (std::find(algos.begin(), algos.end(), nullptr) != algos.end()) {
-      msg += "; `auto` runs the library's own parameters (constrain NCCL with nccl.env)";
-    }
-    const auto pos = study.param_pos.find(name);
-    if (pos == study.param_pos.end() || pos->second.file.empty()) {
-      throw core::UsageError(msg);
-    }
-    throw core::ScenarioError(pos->second, fmt::format("{}params.{}", prefix, name), msg);
-  }
-
-  struct Point {
-    const algorithms::AlgorithmInfo* algo;
-    std::map<std::string, std::int64_t> params;
-    std::uint32_t ranks;
-    core::Bytes bytes;
-    std::string label; ///< "auto", or empty: the algorithm's name
-    std::string shown; ///< `auto`'s choice as the row's params show it
-  };
-  std::vector<Point> points;
-  StudyResult out;
-  for (std::size_t ai = 0; ai < algos.size(); ++ai) {
-    for (std::uint32_t p : study.ranks) {
-      algorithms::Request probe;
-      probe.collective = study.collective;
-      probe.ranks = p;
-      probe.root = study.root;
-      probe.topology = &topologies.at(p);
-      probe.arrivals = make_arrivals(study.skew, p);
-      for (core::Bytes n : study.sizes) {
-        probe.counts = make_counts(study.counts, study.collective, p, n.value);
-        Point pt{algos[ai], algo_params[ai], p, n, {}, {}};
-        probe.bytes = probe.counts.empty()
-                          ? n
-                          : core::Bytes{core::counts_bytes(study.collective, p, probe.counts)};
-        std::string why;
-        if (pt.algo == nullptr) {
-          const std::optional<AutoPoint> chosen =
-              resolve_auto(scenario, topologies.at(p), study.collective, p, probe.bytes, registry,
-                           &why, !probe.counts.empty());
-          if (!chosen) {
-            out.skipped.push_back(fmt::format("auto at {} ranks, {} bytes: {}", p, n.value, why));
-            continue;
-          }
-          pt.algo = chosen->algo;
-          pt.params = chosen->params;
-          pt.label = std::string(kAutoAlgorithm);
-          pt.shown = chosen->shown;
-        }
-        const std::string name =
-            pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name);
-        probe.params = pt.params;
-        why = registry.refusal(*pt.algo, probe);
-        if (!why.empty()) {
-          out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: {}", name, p, n.value, why));
-          continue;
-        }
-        if (!find_engine(study.engine).messages && !registry.cost(*pt.algo, probe)) {
-          out.skipped.push_back(
-              fmt::format("{} at {} ranks, {} bytes: no closed-form cost", name, p, n.value));
-          continue;
-        }
-        points.push_back(std::move(pt));
-      }
-    }
-  }
-
-  out.rows.resize(points.size());
-  const bool keep_loads = link_loads && find_engine(study.engine).messages;
-  if (keep_loads) {
-    out.link_loads.resize(points.size());
-  }
-  const EngineChoice engine(study.engine, scenario);
-  const auto run_point_at = [&](std::size_t i) {
-    const Point& pt = points[i];
-    algorithms::Request req;
-    req.collective = study.collective;
-    req.ranks = pt.ranks;
-    req.bytes = pt.bytes;
-    req.root = study.root;
-    req.params = pt.params;
-    req.topology = &topologies.at(pt.ranks);
-    with_imbalance(study, req);
-    if (keep_loads) {
-      core::RunOptions options;
-      options.link_loads = true;
-      core::RunResult run;
-      out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req, &run, options);
-      out.link_loads[i] = link_reports(*req.topology, run.link_loads, run.time);
-    } else {
-      out.rows[i] = simulate(registry, *pt.algo, *req.topology, engine, req);
-    }
-    if (!pt.label.empty()) {
-      out.rows[i].algorithm = pt.label;
-      out.rows[i].params = pt.shown;
-    }
-  };
-  SweepItems items;
-  items.count = points.size();
-  items.run = run_point_at;
-  items.save = [&](std::size_t i) {
-    detail::WireWriter w;
-    detail::put_row(w, out.rows[i]);
-    if (keep_loads) {
-      w.put(static_cast<std::uint64_t>(out.link_loads[i].size()));
-      for (const LinkReport& l : out.link_loads[i]) {
-        w.put(l.label);
-        w.put(l.kind);
-        w.put(l.bandwidth);
-        detail::put_load(w, l.load);
-        w.put(l.utilization);
-      }
-    }
-    return w.take();
-  };
-  items.load = [&](std::size_t i, std::string_view bytes) {
-    detail::WireReader in(bytes);
-    detail::get_row(in, out.rows[i]);
-    if (keep_loads) {
-      std::uint64_t n = 0;
-      in.get(n);
-      out.link_loads[i].assign(n, LinkReport{});
-      for (LinkReport& l : out.link_loads[i]) {
-        in.get(l.label);
-        in.get(l.kind);
-        in.get(l.bandwidth);
-        detail::get_load(in, l.load);
-        in.get(l.utilization);
-      }
-    }
-    in.finish();
-  };
-  items.describe = [&](std::size_t i) {
-    const Point& pt = points[i];
-    return fmt::format("{} at {} ranks, {} bytes",
-                       pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name),
-                       pt.ranks, pt.bytes.value);
-  };
-  items.done = [&](std::size_t done) {
-    if (progress) {
-      progress(done, points.size());
-    }
-  };
-  run_items(executor, threads, items);
-  out.crossovers = crossovers(out.rows);
-  return out;
 }
 
 std::vector<LinkReport> link_reports(const core::Topology& topology,

@@ -14,6 +14,8 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
 
+#include "wire.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
@@ -395,10 +397,13 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
     // (ranks) -> points; (ranks, bytes, candidate) -> time for the defaults' look-up.
     std::map<std::uint32_t, std::vector<TunePoint>> points;
     std::map<std::tuple<std::uint32_t, std::uint64_t, std::size_t>, core::Seconds> times;
+    // Every candidate's study first, then all of them as one sweep (no candidate waits for the
+    // previous one's slowest point; in an MPI job every process stays busy).
+    std::vector<core::StudySpec> studies;
+    std::vector<std::size_t> study_of(cands.size(), cands.size()); // cands.size(): refused
     for (std::size_t k = 0; k < cands.size(); ++k) {
       if (const auto* a = registry.try_find(collective, cands[k].algorithm);
           stack != nullptr && a != nullptr && !stack->runs(*a)) {
-        table.skipped.push_back(fmt::format("{}: {}", core::label(cands[k]), stack->refusal(*a)));
         continue;
       }
       core::StudySpec study;
@@ -411,8 +416,18 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
       study.params = cands[k].params;
       study.counts = options.counts;
       study.skew = options.skew;
-      const StudyResult r = run_study(scenario, study, registry, report(done), options.threads,
-                                      false, options.executor);
+      study_of[k] = studies.size();
+      studies.push_back(std::move(study));
+    }
+    const std::vector<StudyResult> results =
+        run_studies(scenario, studies, registry, report(done), options.threads, options.executor);
+    for (std::size_t k = 0; k < cands.size(); ++k) {
+      if (study_of[k] == cands.size()) {
+        const auto* a = registry.try_find(collective, cands[k].algorithm);
+        table.skipped.push_back(fmt::format("{}: {}", core::label(cands[k]), stack->refusal(*a)));
+        continue;
+      }
+      const StudyResult& r = results[study_of[k]];
       done += ranks.size() * table.sizes.size();
       for (const core::ResultRow& row : r.rows) {
         if (nccl && !nccl_can_run(cands[k].algorithm, nccl_in.at(row.ranks))) {
@@ -452,78 +467,131 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
       }
     }
 
-    for (std::uint32_t p : ranks) {
-      core::TuneBlock block;
-      block.collective = collective;
-      block.ranks = p;
-      block.ranges = merge_ranges(points[p], cands);
-      // Open MPI 4.1's fixed-rule choice per size: a candidate's time when it is one (same
-      // algorithm, same parameters), else timed here.
-      for (core::TuneRange& range : block.ranges) {
-        for (core::Bytes s : table.sizes) {
-          if (s < range.from || range.to < s) {
-            continue;
-          }
-          const std::vector<std::uint64_t> counts =
-              make_counts(options.counts, collective, p, s.value);
-          OmpiCall call;
-          call.collective = collective;
-          call.ranks = p;
-          call.bytes = counts.empty() ? s : core::Bytes{core::counts_bytes(collective, p, counts)};
-          call.varying = varying;
-          // NCCL has no allgatherv or MPI_Reduce_scatter: no default there.
-          const bool nccl_lacks = varying && !nccl_v_refusal(collective).empty();
-          const std::optional<LibraryChoice> choice =
-              nccl ? (nccl_lacks ? std::nullopt
-                                 : nccl_library_choice(collective, p, call.bytes, nccl_in.at(p)))
-                   : ompi41_default(call, registry);
-          if (!choice) {
-            continue;
-          }
-          if (std::find(range.library_default.begin(), range.library_default.end(),
-                        choice->library_name) == range.library_default.end()) {
-            range.library_default.push_back(choice->library_name);
-          }
-          const algorithms::AlgorithmInfo& algo = registry.find(collective, choice->algorithm);
-          const auto wanted = full_params(algo, choice->params);
-          std::optional<core::Seconds> t;
-          for (std::size_t k = 0; k < cands.size() && !t; ++k) {
-            if (cands[k].algorithm == algo.name && full_params(algo, cands[k].params) == wanted) {
-              if (const auto it = times.find({p, s.value, k}); it != times.end()) {
-                t = it->second;
-              }
-            }
-          }
-          if (!t) {
-            algorithms::Request req;
-            req.collective = collective;
-            req.ranks = p;
-            req.bytes = call.bytes;
-            req.counts = counts;
-            req.arrivals = make_arrivals(options.skew, p);
-            req.root = options.root;
-            req.params = wanted;
-            req.topology = &topologies.at(p);
-            if (!registry.refusal(algo, req).empty() || (stack != nullptr && !stack->runs(algo)) ||
-                (options.engine == "analytic" && !registry.cost(algo, req))) {
+    // The library's own choice per size is timed where no candidate is it. Two passes over the
+    // ranges: the first collects those points and runs them as one sweep (the executor's), the
+    // second reads their times.
+    using ExtraKey =
+        std::tuple<std::uint32_t, std::uint64_t, std::string, std::map<std::string, std::int64_t>>;
+    struct Extra {
+      algorithms::Request req;
+      const algorithms::AlgorithmInfo* algo = nullptr;
+      core::Seconds time;
+    };
+    std::map<ExtraKey, std::size_t> extra_at;
+    std::vector<Extra> extras;
+    const auto blocks = [&](bool collect) {
+      for (std::uint32_t p : ranks) {
+        core::TuneBlock block;
+        block.collective = collective;
+        block.ranks = p;
+        block.ranges = merge_ranges(points[p], cands);
+        // Open MPI 4.1's fixed-rule choice per size: a candidate's time when it is one (same
+        // algorithm, same parameters), else timed here.
+        for (core::TuneRange& range : block.ranges) {
+          for (core::Bytes s : table.sizes) {
+            if (s < range.from || range.to < s) {
               continue;
             }
-            t = simulate(registry, algo, topologies.at(p), engine, req).time;
-          }
-          const auto win = std::find_if(cands.begin(), cands.end(),
-                                        [&](const auto& c) { return c == range.winner; });
-          const auto wt = times.find({p, s.value, static_cast<std::size_t>(win - cands.begin())});
-          if (wt != times.end()) {
-            range.regret_pct = std::max(range.regret_pct, percent_slower(*t, wt->second));
+            const std::vector<std::uint64_t> counts =
+                make_counts(options.counts, collective, p, s.value);
+            OmpiCall call;
+            call.collective = collective;
+            call.ranks = p;
+            call.bytes =
+                counts.empty() ? s : core::Bytes{core::counts_bytes(collective, p, counts)};
+            call.varying = varying;
+            // NCCL has no allgatherv or MPI_Reduce_scatter: no default there.
+            const bool nccl_lacks = varying && !nccl_v_refusal(collective).empty();
+            const std::optional<LibraryChoice> choice =
+                nccl ? (nccl_lacks ? std::nullopt
+                                   : nccl_library_choice(collective, p, call.bytes, nccl_in.at(p)))
+                     : ompi41_default(call, registry);
+            if (!choice) {
+              continue;
+            }
+            if (std::find(range.library_default.begin(), range.library_default.end(),
+                          choice->library_name) == range.library_default.end()) {
+              range.library_default.push_back(choice->library_name);
+            }
+            const algorithms::AlgorithmInfo& algo = registry.find(collective, choice->algorithm);
+            const auto wanted = full_params(algo, choice->params);
+            std::optional<core::Seconds> t;
+            for (std::size_t k = 0; k < cands.size() && !t; ++k) {
+              if (cands[k].algorithm == algo.name && full_params(algo, cands[k].params) == wanted) {
+                if (const auto it = times.find({p, s.value, k}); it != times.end()) {
+                  t = it->second;
+                }
+              }
+            }
+            if (!t) {
+              algorithms::Request req;
+              req.collective = collective;
+              req.ranks = p;
+              req.bytes = call.bytes;
+              req.counts = counts;
+              req.arrivals = make_arrivals(options.skew, p);
+              req.root = options.root;
+              req.params = wanted;
+              req.topology = &topologies.at(p);
+              if (!registry.refusal(algo, req).empty() ||
+                  (stack != nullptr && !stack->runs(algo)) ||
+                  (options.engine == "analytic" && !registry.cost(algo, req))) {
+                continue;
+              }
+              const ExtraKey key{p, call.bytes.value, algo.name, wanted};
+              if (collect) {
+                if (extra_at.emplace(key, extras.size()).second) {
+                  extras.push_back({req, &algo, {}});
+                }
+                continue;
+              }
+              t = extras.at(extra_at.at(key)).time;
+            }
+            if (collect) {
+              continue;
+            }
+            const auto win = std::find_if(cands.begin(), cands.end(),
+                                          [&](const auto& c) { return c == range.winner; });
+            const auto wt = times.find({p, s.value, static_cast<std::size_t>(win - cands.begin())});
+            if (wt != times.end()) {
+              range.regret_pct = std::max(range.regret_pct, percent_slower(*t, wt->second));
+            }
           }
         }
+        if (collect) {
+          continue;
+        }
+        table.blocks.push_back(std::move(block));
+        done += table.sizes.size();
+        if (options.progress) {
+          options.progress(std::min(done, total), total);
+        }
       }
-      table.blocks.push_back(std::move(block));
-      done += table.sizes.size();
-      if (options.progress) {
-        options.progress(std::min(done, total), total);
-      }
-    }
+    };
+    blocks(true);
+    SweepItems items;
+    items.count = extras.size();
+    items.run = [&](std::size_t i) {
+      Extra& e = extras[i];
+      e.time = simulate(registry, *e.algo, *e.req.topology, engine, e.req).time;
+    };
+    items.save = [&](std::size_t i) {
+      detail::WireWriter w;
+      w.put(extras[i].time);
+      return w.take();
+    };
+    items.load = [&](std::size_t i, std::string_view bytes) {
+      detail::WireReader in(bytes);
+      in.get(extras[i].time);
+      in.finish();
+    };
+    items.describe = [&](std::size_t i) {
+      const Extra& e = extras[i];
+      return fmt::format("the library's choice {} at {} ranks, {} bytes", e.algo->name, e.req.ranks,
+                         e.req.bytes.value);
+    };
+    run_items(options.executor, options.threads, items);
+    blocks(false);
   }
   return table;
 }

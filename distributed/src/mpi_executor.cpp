@@ -38,6 +38,9 @@ constexpr std::uint8_t kFailure = 2;
 /// How long an idle main thread sleeps between polls: short next to any point, and it leaves
 /// the core to the worker threads (a blocking MPI receive spins).
 constexpr auto kPoll = std::chrono::microseconds(200);
+/// Asks a rank keeps outstanding per worker thread: one point queued behind the one computing,
+/// so that a worker never waits for rank 0's answer (up to a poll interval) between points.
+constexpr unsigned kAhead = 2;
 
 void put_u64(std::string& out, std::uint64_t v) {
   char raw[sizeof v];
@@ -155,7 +158,7 @@ void MpiExecutor::lead(const analysis::SweepItems& items) const {
   }
   std::vector<std::string> remote(n);
   std::vector<bool> ran_remotely(n, false);
-  const std::size_t asking = static_cast<std::size_t>(size_ - 1) * threads_;
+  const std::size_t asking = static_cast<std::size_t>(size_ - 1) * threads_ * kAhead;
   std::size_t stopped = 0;
   while (stopped < asking) {
     int flag = 0;
@@ -256,11 +259,13 @@ void MpiExecutor::follow(const analysis::SweepItems& items) const {
       }
     });
   }
-  for (unsigned t = 0; t < threads_; ++t) {
+  for (unsigned t = 0; t < threads_ * kAhead; ++t) {
     send(std::string(1, static_cast<char>(kFirstAsk)), 0, kAskTag);
   }
+  // Points arrive in the order rank 0 sent them (MPI does not overtake), so every point is queued
+  // before the first stop; a worker thread ends at the first stop it takes.
   unsigned stopped = 0;
-  while (stopped < threads_) {
+  while (stopped < threads_ * kAhead) {
     bool busy = false;
     std::deque<std::string> sending;
     {

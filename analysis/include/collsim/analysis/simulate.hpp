@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -133,6 +134,16 @@ StudyResult run_study(const core::Scenario& scenario, const core::StudySpec& stu
                       const algorithms::Registry& registry, const Progress& progress = {},
                       unsigned threads = 0, bool link_loads = false,
                       const Executor* executor = nullptr);
+
+/// Several studies as one sweep: every study is checked first (errors as run_study's), then
+/// their points run together, so that no study waits for the previous one's slowest point (tune
+/// runs its candidates so). Studies that compare stacks run after the others, one at a time.
+/// progress counts the points of all studies; results in the order of `studies`.
+std::vector<StudyResult> run_studies(const core::Scenario& scenario,
+                                     std::span<const core::StudySpec> studies,
+                                     const algorithms::Registry& registry,
+                                     const Progress& progress = {}, unsigned threads = 0,
+                                     const Executor* executor = nullptr);
 
 /// The links of a run, most utilised first (ties: by link id).
 std::vector<LinkReport> link_reports(const core::Topology& topology,
