@@ -329,7 +329,9 @@ void add_print_options(CLI::App& cmd, PrintOptions& o, const std::string& format
   cmd.add_option("--engine", o.engine, "Engine: loggp, simgrid or analytic")->capture_default_str();
   cmd.add_option("--format", o.format, formats)->capture_default_str();
   cmd.add_option("-o,--output", o.output, "Write to this file instead of standard output");
-  cmd.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--threads", o.threads,
+                 "Worker threads (0: all cores; under mpirun or srun: 1 per process)")
+      ->capture_default_str();
   add_stack_options(cmd, o.stack);
 }
 

@@ -154,7 +154,9 @@ void add_plot(CLI::App& app) {
   cmd->add_option("--engine", a->engine, "Engine for --kind validation")->capture_default_str();
   cmd->add_option("--width", a->width, "Image width in pixels")->capture_default_str();
   cmd->add_option("--height", a->height, "Image height in pixels")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", a->threads,
+                  "Worker threads (0: all cores; under mpirun or srun: 1 per process)")
+      ->capture_default_str();
   add_stack_options(*cmd, a->stack);
   cmd->callback([a] {
     std::vector<charts::ChartFile> kinds;

@@ -33,7 +33,9 @@ void add_output_options(CLI::App* cmd, OutputOptions& o) {
   cmd->add_option("--format", o.format, "Output format: table (like nccl-tests), csv or json")
       ->capture_default_str();
   cmd->add_option("-o,--output", o.output, "Write to this file instead of standard output");
-  cmd->add_option("--threads", o.threads, "Worker threads for the sweep (0: all cores)")
+  cmd->add_option(
+         "--threads", o.threads,
+         "Worker threads for the sweep (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
   cmd->add_option("--links", o.links,
                   "Show the N most loaded links of every run (default: 5 with the simgrid "

@@ -173,7 +173,9 @@ void add_tune(CLI::App& app) {
   cmd->add_option("--skew", a->skew,
                   "When the ranks arrive: late:T[@R], late:T,k=K, uniform:T, normal:T, file:PATH "
                   "(docs/imbalance.md)");
-  cmd->add_option("--threads", a->threads, "Worker threads for the sweep (0: all cores)")
+  cmd->add_option(
+         "--threads", a->threads,
+         "Worker threads for the sweep (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
   add_stack_options(*cmd, a->stack);
   cmd->callback([a] { run_tune(*a); });

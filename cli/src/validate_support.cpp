@@ -24,7 +24,9 @@ void add_prediction_options(CLI::App& cmd, PredictionOptions& o) {
          "nccl-tests, Open MPI 4.1's for OSU/IMB); fastest: the fastest collsim has")
       ->capture_default_str();
   cmd.add_option("--engine", o.engine, "Engine: loggp, simgrid or analytic")->capture_default_str();
-  cmd.add_option("--threads", o.threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd.add_option("--threads", o.threads,
+                 "Worker threads (0: all cores; under mpirun or srun: 1 per process)")
+      ->capture_default_str();
   add_log_shape_options(cmd, o.shape);
   add_stack_options(cmd, o.stack);
 }
