@@ -15,8 +15,8 @@
 //
 // Schedule: shards j = 0..S-1 with S = the most ranks on any node (block_range(n, S, j); one layout
 // for every node, so the network switch's shards line up when the last node is partial).
-//   Rank: send every shard to its node switch; then receive every shard back into data (each
-//   waiting for the send that read it).
+//   Rank: send every shard to its node switch (stream 0); receive every shard back into data
+//   (stream 1, each waiting for the send that read it).
 //   Node switch of ranks M[0..m-1]: for every shard, receive it from M[0] and recv_reduce it from
 //   M[1..] (each waiting for the previous write); with more than one node, send it to the network
 //   switch; then receive the network switch's result (waiting for that send) and send the shard to
@@ -60,12 +60,21 @@ void emit(const Request& req, const detail::innet::Fabric& f, Emitter& e) {
   for (core::Rank r = 0; r < p; ++r) {
     e.begin(r);
     const core::Rank sw = p + layout.node[r];
+    // Sending and receiving are separate roles on separate streams, as NCCL's NVLS kernel runs
+    // its scatter and gather in separate warp groups (src/device/all_reduce.h): a rank takes
+    // results back while it still sends. In one stream, with more shards than a connection's FIFO
+    // slots (NCCL's flow control, stacks/nccl), the switch would wait to multicast a result the
+    // rank is not receiving yet while the rank waited for credit to send (32 ranks and more on
+    // one NVLink domain).
+    e.stream(0);
     for (std::uint32_t j = 0; j < shards; ++j) {
       sent[j] = e.send(sw, shard(j));
     }
+    e.stream(1);
     for (std::uint32_t j = 0; j < shards; ++j) {
       e.recv(sw, shard(j), sent[j]);
     }
+    e.stream(0);
   }
   for (std::uint32_t k = 0; k < nodes; ++k) {
     e.begin(p + k);

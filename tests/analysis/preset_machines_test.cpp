@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <latch>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 
 using namespace collsim;
 
@@ -188,6 +190,76 @@ TEST_CASE("every NCCL algorithm runs under NCCL's flow control on the two-node p
       CHECK(row.time.value > 0.0);
     }
   }
+}
+
+TEST_CASE("a fresh topology routes alike from several threads at once (one-switch network)",
+          "[presets][threads]") {
+  // A sweep's points route on one shared topology from several threads. The one-switch network's
+  // router sorted its ports on first use, so threads routing first at once could corrupt it (the
+  // property sweep crashed in free() on gcp-a3-mega at 64 ranks): routes are read-only now. The
+  // threads start together at a latch, on a fresh topology each round, so that their first routes
+  // overlap.
+  const core::Scenario s = io::load_scenario("gcp-a3-mega");
+  const core::Topology once = topologies::build(s.topology, 64);
+  const auto all_routes = [](const core::Topology& t) {
+    std::vector<std::vector<core::LinkId>> out;
+    for (core::Rank a = 0; a < 64; a += 9) {
+      for (core::Rank b = 0; b < 64; b += 7) {
+        out.push_back(t.route_between(t.device_of(a), t.device_of(b)));
+      }
+    }
+    return out;
+  };
+  const auto expected = all_routes(once);
+  constexpr int kThreads = 4;
+  int differing = 0;
+  for (int round = 0; round < 200; ++round) {
+    const core::Topology t = topologies::build(s.topology, 64);
+    std::vector<std::vector<std::vector<core::LinkId>>> seen(kThreads);
+    std::vector<int> failed(kThreads, 0);
+    std::latch start(kThreads);
+    {
+      std::vector<std::jthread> threads;
+      for (int k = 0; k < kThreads; ++k) {
+        threads.emplace_back([&, k] {
+          start.arrive_and_wait();
+          try {
+            seen[static_cast<std::size_t>(k)] = all_routes(t);
+          } catch (const core::Error&) {
+            failed[static_cast<std::size_t>(k)] = 1;
+          }
+        });
+      }
+    }
+    for (int k = 0; k < kThreads; ++k) {
+      differing +=
+          failed[static_cast<std::size_t>(k)] != 0 || seen[static_cast<std::size_t>(k)] != expected;
+    }
+  }
+  CHECK(differing == 0);
+}
+
+TEST_CASE("NVLS runs under NCCL's flow control on a 72-GPU NVLink domain", "[presets][fifo]") {
+  // With more shards than a connection's FIFO slots, a rank that sent all its shards before
+  // receiving any deadlocked with the switch (the property sweep found it at 32 ranks and more on
+  // gb200-nvl72): the rank's receives now run on their own stream, as NCCL's gather warps do.
+  const auto registry = algorithms::make_default_registry();
+  const core::Scenario s = io::load_scenario("gb200-nvl72");
+  core::StudySpec st;
+  st.collective = core::CollectiveKind::allreduce;
+  st.algorithms = {"nvls"};
+  st.ranks = {16, 32, 72};
+  st.sizes = {core::Bytes{8}, core::Bytes{std::uint64_t{1} << 30}};
+  analysis::StudyResult r;
+  REQUIRE_NOTHROW(r = analysis::run_study(s, st, registry));
+  REQUIRE(r.rows.size() == 6);
+  for (const core::ResultRow& row : r.rows) {
+    INFO(row.ranks << " ranks, " << row.bytes.value << " B");
+    CHECK(row.time.value > 0.0);
+  }
+  // 1 GiB moves at NVLS rates whatever the rank count: each rank sends n and receives n over its
+  // own NVLinks (algorithms.md AR19).
+  CHECK(r.rows[5].algbw.bytes_per_second == Approx(r.rows[1].algbw.bytes_per_second).epsilon(0.1));
 }
 
 TEST_CASE("NCCL's rings on DGX-1's NVLink mesh follow direct NVLinks and spread the channels over "

@@ -67,6 +67,11 @@ std::vector<std::vector<core::ResultRow>> sweep_rows(const core::Scenario& scena
         r = analysis::run_study(scenario, study, registry, {}, 2);
       } catch (const core::UsageError&) {
         continue; // the scenario's stack does not run it
+      } catch (const core::Error& e) {
+        // Any other error is a failure of this algorithm: report it and go on with the others.
+        FAIL_CHECK(core::to_string(c) << " " << algo->name << " at " << p << " ranks on engine "
+                                      << sweep.engine << ": " << e.what());
+        continue;
       }
       if (!r.rows.empty()) {
         out.push_back(std::move(r.rows));

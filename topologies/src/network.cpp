@@ -31,16 +31,12 @@ core::Bandwidth link_bandwidth(const core::NetworkSpec& spec, const HostPorts& p
 }
 
 void StarRouter::attach(core::DeviceId nic, core::LinkId up, core::LinkId down) {
-  ports_.push_back(Port{nic, up, down});
-  sorted_ = false;
+  const auto at = std::upper_bound(ports_.begin(), ports_.end(), nic,
+                                   [](core::DeviceId d, const Port& p) { return d < p.nic; });
+  ports_.insert(at, Port{nic, up, down});
 }
 
 const StarRouter::Port& StarRouter::port(const core::Topology& t, core::DeviceId nic) const {
-  if (!sorted_) {
-    std::sort(ports_.begin(), ports_.end(),
-              [](const Port& a, const Port& b) { return a.nic < b.nic; });
-    sorted_ = true;
-  }
   const auto it = std::lower_bound(ports_.begin(), ports_.end(), nic,
                                    [](const Port& p, core::DeviceId d) { return p.nic < d; });
   if (it == ports_.end() || it->nic != nic) {

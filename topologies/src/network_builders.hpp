@@ -35,8 +35,9 @@ private:
   };
   [[nodiscard]] const Port& port(const core::Topology& t, core::DeviceId nic) const;
   core::DeviceId hub_;
-  mutable std::vector<Port> ports_; ///< sorted by NIC on first use
-  mutable bool sorted_ = false;
+  /// Sorted by NIC as they are attached: route() only reads, so that the points of a sweep can
+  /// route on one topology from several threads (a sort on first use raced there).
+  std::vector<Port> ports_;
 };
 // block network-declarations
 // network_common.cpp: what every structured network shares.
