@@ -11,17 +11,13 @@
 #include "collsim/engines/simgrid.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 #include "collsim/topologies/build.hpp"
-#include "parallel.hpp"
 #include "simulate_support.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 namespace collsim::analysis {
 

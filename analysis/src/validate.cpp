@@ -8,18 +8,14 @@
 
 #include "collsim/core/errors.hpp"
 #include "collsim/topologies/build.hpp"
-#include "parallel.hpp"
 #include "wire.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 namespace collsim::analysis {
 namespace {
