@@ -6,6 +6,8 @@
 
 #include "cli_test_support.hpp"
 
+#include "../mpi_test_environment.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -23,16 +25,6 @@ using collsim::testing::run_collsim;
 
 namespace {
 
-/// What Open MPI needs to run a few ranks here: oversubscribed cores, root in a container, no
-/// ssh/rsh, no cross-memory attach. Values already in the environment win.
-void prepare_environment() {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  setenv("OMPI_MCA_plm", "isolated", 0);
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
@@ -42,7 +34,7 @@ std::string slurp(const std::string& path) {
 
 /// `mpirun -np N collsim ARGS` from the source directory.
 Output mpi_collsim(int processes, const std::string& args) {
-  prepare_environment();
+  collsim::testing::prepare_open_mpi_environment();
   const std::string base =
       std::string(COLLSIM_SOURCE_DIR) + "/build/distributed_test_" + std::to_string(getpid());
   const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_MPIEXEC +

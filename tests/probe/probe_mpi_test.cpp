@@ -5,6 +5,8 @@
 // algorithm forced through MPI_T changes what runs (the bits of a float allreduce); that usage
 // errors exit with 2 and one line; and that `collsim ingest` reads the output back.
 
+#include "../mpi_test_environment.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -54,18 +56,8 @@ Output shell(const std::string& command) {
   return o;
 }
 
-/// What Open MPI needs to run a few ranks here: oversubscribed cores, root in a container, no
-/// ssh/rsh, no cross-memory attach. Values already in the environment win; MPICH ignores these.
-void prepare_environment() {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  setenv("OMPI_MCA_plm", "isolated", 0);
-}
-
 Output probe(int ranks, const std::string& args, const std::string& env = "") {
-  prepare_environment();
+  collsim::testing::prepare_open_mpi_environment();
   return shell((env.empty() ? "" : "env " + env + " ") + COLLSIM_MPIEXEC + " " +
                COLLSIM_MPIEXEC_NUMPROC_FLAG + " " + std::to_string(ranks) + " " +
                COLLSIM_PROBE_BINARY + " " + args);

@@ -10,6 +10,8 @@
 #include "collsim/core/tuning.hpp"
 #include "collsim/io/tuning_formats.hpp"
 
+#include "../mpi_test_environment.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -57,13 +59,9 @@ Run sh(const std::string& command) {
   return r;
 }
 
-/// As probe_mpi_test.cpp: oversubscribed cores, root in a container, no ssh, no CMA.
+/// Oversubscribed cores, root in a container, no ssh, no CMA (mpi_test_environment.hpp).
 Run mpirun(int ranks, const std::string& mca, const std::string& args) {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  setenv("OMPI_MCA_plm", "isolated", 0);
+  collsim::testing::prepare_open_mpi_environment();
   return sh(std::string(COLLSIM_MPIEXEC) + " " + COLLSIM_MPIEXEC_NUMPROC_FLAG + " " +
             std::to_string(ranks) + " " + mca + " " + COLLSIM_PROBE_BINARY + " " + args);
 }
