@@ -29,7 +29,9 @@
 //   4. hand out: r packs, for each rank j of its node, the pieces of every source of A for j
 //      (one copy per piece) and sends them as one message (its own pieces: copied straight into
 //      its output); j receives them into its output when A's ranks are consecutive (their blocks
-//      lie back to back there, ordered by source), else into tmp and copies each piece out.
+//      lie back to back there, ordered by source), else into tmp.
+//   5. unpack: j copies each piece of a hand-out that arrived in tmp to its output, last of all
+//      (a copy waiting for its receive holds back everything after it in program order).
 // Every receive is posted before anything waits. Per-pair FIFO order holds: a rank sends to a
 // node-mate in the order direct, collect, hand out, and receives from it in the same order.
 //
@@ -212,7 +214,16 @@ std::uint64_t emit_rank(const Plan& pl, core::Rank x, core::Schedule* s) {
       inbox[c] = {at, op(OpKind::recv, p->sender, tmp(at, p->bytes), {}, none)};
     }
   }
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> unpack; // (tmp offset, node), then copies
+  // Hand-outs received into tmp (a node whose ranks are not consecutive): (node, tmp offset,
+  // receive), unpacked at the very end. A copy waiting for its receive holds back the rest of the
+  // program, and the hand-out comes only after the network message this rank may still have to
+  // send: unpacking here deadlocked every node.
+  struct Unpack {
+    std::uint32_t node;
+    std::uint64_t at;
+    std::uint32_t recv;
+  };
+  std::vector<Unpack> unpack;
   for (std::uint32_t c = 0; c < pl.node_count; ++c) {
     const Plan::Pair* p = pl.pair(c, a);
     const std::uint64_t n = pl.from_node(c, x);
@@ -224,15 +235,7 @@ std::uint64_t emit_rank(const Plan& pl, core::Rank x, core::Schedule* s) {
          none);
     } else {
       const std::uint64_t at = scratch.take(n);
-      deps.assign(1, op(OpKind::recv, p->receiver, tmp(at, n), {}, none));
-      std::uint64_t piece = at;
-      for (core::Rank i : pl.nodes.members[c]) {
-        if (lay.count(i, x) != 0) {
-          op(OpKind::copy, 0, data(lay.recv_offset(i, x), lay.count(i, x)),
-             tmp(piece, lay.count(i, x)), deps);
-        }
-        piece += lay.count(i, x);
-      }
+      unpack.push_back({c, at, op(OpKind::recv, p->receiver, tmp(at, n), {}, none)});
     }
   }
   for (const auto& [b, area] : staging) {
@@ -240,8 +243,10 @@ std::uint64_t emit_rank(const Plan& pl, core::Rank x, core::Schedule* s) {
        area.second);
   }
   // 4. hand out: the inbox holds (source i, destination j) pieces, source-major.
-  for (const auto& [c, box] : inbox) {
-    const auto& sources = pl.nodes.members[c];
+  for (const auto& entry : inbox) {
+    // Not a structured binding: the lambda below captures the box (clang 14 refuses that).
+    const auto& box = entry.second;
+    const auto& sources = pl.nodes.members[entry.first];
     const auto piece_at = [&](core::Rank i, core::Rank j) {
       std::uint64_t at = box.first;
       for (core::Rank ii : sources) {
@@ -256,7 +261,7 @@ std::uint64_t emit_rank(const Plan& pl, core::Rank x, core::Schedule* s) {
     };
     const std::vector<std::uint32_t> got{box.second};
     for (core::Rank j : mine) {
-      const std::uint64_t n = pl.from_node(c, j);
+      const std::uint64_t n = pl.from_node(entry.first, j);
       if (n == 0) {
         continue;
       }
@@ -280,6 +285,18 @@ std::uint64_t emit_rank(const Plan& pl, core::Rank x, core::Schedule* s) {
         piece += lay.count(i, j);
       }
       op(OpKind::send, j, tmp(pack, n), {}, deps);
+    }
+  }
+  // 5. unpack the hand-outs that arrived in tmp.
+  for (const Unpack& u : unpack) {
+    const std::vector<std::uint32_t> got{u.recv};
+    std::uint64_t piece = u.at;
+    for (core::Rank i : pl.nodes.members[u.node]) {
+      if (lay.count(i, x) != 0) {
+        op(OpKind::copy, 0, data(lay.recv_offset(i, x), lay.count(i, x)),
+           tmp(piece, lay.count(i, x)), got);
+      }
+      piece += lay.count(i, x);
     }
   }
   return scratch.next;
