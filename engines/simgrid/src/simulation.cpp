@@ -1,6 +1,7 @@
 #include "simulation.hpp"
 
 #include "platform.hpp"
+#include "simulation_state.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
@@ -18,60 +19,7 @@
 namespace collsim::engines::detail {
 namespace {
 
-namespace sg4 = simgrid::s4u;
-using core::OpId;
-using core::OpKind;
-using core::Rank;
-
-/// Host speed: one flop is one nanosecond, so executions of `d` seconds are d * 1e9 flops.
-constexpr double kSpeed = 1e9;
-/// Cores per host: executions (reductions, CPU overheads) never share a core, as on loggp, where
-/// they cost their own time whatever else the rank does.
-constexpr int kCores = 1 << 16;
-/// SimGrid's full routing table holds participants^2 entries.
-constexpr std::uint32_t kMaxParticipants = 8192;
-/// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
-constexpr double kEpsilon = 1e-12;
-
-enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, launch };
-
-struct Event {
-  sg4::ActivityPtr activity;
-  std::uint32_t subject = 0; // the operation (comm, recv_wait, send_done, local), the group
-                             // (send_delay) or nothing (launch)
-  Ev kind = Ev::comm;
-};
-
-enum : std::uint8_t { kPending = 0, kIssued = 1, kDone = 2 };
-
-struct OpState {
-  double start = 0.0; // issue time (a receive's) or the send's start of CPU work
-  double end = 0.0;   // completion; for a receive whose message arrived: the data's arrival
-  std::uint8_t state = kPending;
-  bool arrived = false; // receives: the matching message is in
-  bool timer = false;   // sends: a timer will mark it done (send_done_by_now)
-};
-
-struct LaneState {
-  std::size_t next = 0;
-  OpId blocked_on = core::kNoMatch;
-};
-
-struct RankState {
-  const core::EndpointParams* endpoint = nullptr;
-  bool agent = false;
-  bool started = false; // after the protocol's launch latency
-  bool queued = false;  // in the worklist
-  double cpu_free = 0.0;
-  double send_free = 0.0;
-  double inject_free = 0.0;
-  double recv_free = 0.0; // serial port: when the receive port will have taken in what is coming
-  double finish = 0.0;
-};
-
-double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
-  return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
-}
+using namespace simgrid_state;
 
 class Simulation {
 public:
