@@ -4,6 +4,8 @@
 
 #include "describe_support.hpp"
 
+#include <charconv>
+
 #include <array>
 #include <cctype>
 
@@ -29,6 +31,16 @@ SourceEnd end_of(std::string_view text) {
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::optional<std::uint32_t> small_number(std::string_view digits) {
+  std::uint32_t value = 0;
+  const char* end = digits.data() + digits.size();
+  const auto [ptr, ec] = std::from_chars(digits.data(), end, value);
+  if (digits.empty() || ec != std::errc{} || ptr != end) {
+    return std::nullopt;
+  }
+  return value;
 }
 
 bool natural_less(std::string_view a, std::string_view b) {

@@ -24,6 +24,9 @@ SourceEnd end_of(std::string_view text);
 std::string base_name(const std::string& path);
 /// "mlx5_2" < "mlx5_10": digit runs compare as numbers.
 bool natural_less(std::string_view a, std::string_view b);
+/// The number a run of decimal digits spells, when it fits 32 bits (a tool's output can hold any
+/// digits: std::stoul would throw std::out_of_range past 64 bits, a crash, not a message).
+std::optional<std::uint32_t> small_number(std::string_view digits);
 
 /// What collsim knows of a GPU model: one NVLink's bandwidth per direction and the memory
 /// bandwidth, with the sources (gpu_models.cpp).

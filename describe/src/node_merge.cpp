@@ -260,7 +260,8 @@ void merge_topo_matrix(NodeDescription& node, const TopoMatrix& m, const std::st
       const std::string& c = m.cells[i][j];
       if (m.is_gpu[i] && m.is_gpu[j] && c.rfind("NV", 0) == 0) {
         node.nvlinks.push_back(
-            {gpu_of[i], gpu_of[j], static_cast<std::uint32_t>(std::stoul(c.substr(2)))});
+            {gpu_of[i], gpu_of[j],
+             small_number(c.substr(2)).value()}); // parse_nvidia_smi_topo checked it
       }
     }
   }

@@ -97,13 +97,13 @@ std::optional<std::vector<std::uint32_t>> id_list(const std::string& text) {
     const std::size_t comma = std::min(text.find(',', i), text.size());
     const std::string range = text.substr(i, comma - i);
     const std::size_t dash = range.find('-');
-    const unsigned long lo = std::stoul(range.substr(0, dash));
-    const unsigned long hi = dash == std::string::npos ? lo : std::stoul(range.substr(dash + 1));
-    if (hi < lo || hi > 1'000'000) {
+    const auto lo = small_number(range.substr(0, dash));
+    const auto hi = dash == std::string::npos ? lo : small_number(range.substr(dash + 1));
+    if (!lo || !hi || *hi < *lo || *hi > 1'000'000) {
       return std::nullopt; // a reversed range, or more CPUs than any node has
     }
-    for (unsigned long id = lo; id <= hi; ++id) {
-      ids.push_back(static_cast<std::uint32_t>(id));
+    for (std::uint32_t id = *lo; id <= *hi; ++id) {
+      ids.push_back(id);
     }
     i = comma + 1;
   }
@@ -112,7 +112,8 @@ std::optional<std::vector<std::uint32_t>> id_list(const std::string& text) {
 
 bool valid_cell(const std::string& c) {
   static const std::regex kCell{"X|NV[0-9]+|PIX|PXB|PHB|NODE|SYS|SOC|PSB"};
-  return std::regex_match(c, kCell);
+  // NV# counts bonded links: a count past 32 bits is not one (merge_topo_matrix reads it).
+  return std::regex_match(c, kCell) && (c.rfind("NV", 0) != 0 || small_number(c.substr(2)));
 }
 
 } // namespace
@@ -263,7 +264,13 @@ std::vector<IbCa> parse_ibstat(const std::string& text, const std::string& file)
     }
     IbCa& ca = cas.back();
     if (std::regex_match(line.text, m, kPort)) {
-      ca.ports.push_back({static_cast<std::uint32_t>(std::stoul(m[1].str())), {}, 0.0, {}});
+      const auto port = small_number(m[1].str());
+      if (!port) {
+        throw core::LogParseError(
+            {file, line.number, static_cast<std::uint32_t>(m.position(1) + 1)},
+            fmt::format("port number {} is out of range", m[1].str()));
+      }
+      ca.ports.push_back({*port, {}, 0.0, {}});
       rate_lines.push_back(0);
       continue;
     }

@@ -27,8 +27,11 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <sstream>
+#include <sstream>
 #include <system_error>
 #include <vector>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace collsim::io {
@@ -36,6 +39,42 @@ namespace {
 
 using core::ScenarioError;
 using core::SourcePos;
+
+/// A listener of yaml-cpp's parser that notes where each document starts and ignores the rest.
+class DocumentStarts : public YAML::EventHandler {
+public:
+  std::vector<YAML::Mark> marks;
+  void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnAlias(const YAML::Mark& /*mark*/, YAML::anchor_t /*anchor*/) override {}
+  void OnScalar(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                const std::string& /*value*/) override {}
+  void OnSequenceStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/,
+                       YAML::anchor_t /*anchor*/, YAML::EmitterStyle::value /*style*/) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& /*mark*/, const std::string& /*tag*/, YAML::anchor_t /*anchor*/,
+                  YAML::EmitterStyle::value /*style*/) override {}
+  void OnMapEnd() override {}
+};
+
+/// Where yaml-cpp's parser stops moving in `text`, if it does. YAML::LoadAll of yaml-cpp 0.7
+/// (Debian 12) never returns when the parser cannot start a node at the top of a document (a stray
+/// ','), allocating until memory runs out: the parser hands out one empty document after another at
+/// the same place (yaml-cpp issue 1040; fixed in 0.8 by pull request 1319; found here by fuzzing,
+/// tests/fuzz). Two documents starting at one place is that loop.
+std::optional<YAML::Mark> stuck_at(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (parser.HandleNextDocument(starts)) {
+    const auto n = starts.marks.size();
+    if (n >= 2 && starts.marks[n - 1].pos == starts.marks[n - 2].pos) {
+      return starts.marks.back();
+    }
+  }
+  return std::nullopt;
+}
 
 /// The whole file at `path`; `cannot_open(errno)` makes the error when it cannot be read.
 std::string read_text(const std::string& path,
@@ -100,7 +139,15 @@ core::Scenario Loader::load_node(const YAML::Node& root, const SourcePos& pos) c
 core::Scenario Loader::load(std::string_view text) const {
   std::vector<YAML::Node> documents;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    const std::string whole(text);
+    if (const auto stuck = stuck_at(whole)) {
+      throw ScenarioError(pos_of(*stuck), "",
+                          fmt::format("invalid YAML: unexpected '{}'",
+                                      static_cast<std::size_t>(stuck->pos) < whole.size()
+                                          ? whole.substr(static_cast<std::size_t>(stuck->pos), 1)
+                                          : std::string("end of file")));
+    }
+    documents = YAML::LoadAll(whole);
   } catch (const YAML::Exception& e) {
     throw ScenarioError(pos_of(e.mark), "", fmt::format("invalid YAML: {}", e.msg));
   }

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -112,6 +113,16 @@ std::uint64_t whole(const nlohmann::json& v) {
              : 0;
 }
 
+/// nlohmann's message without its "[json.exception.kind.id] " prefix.
+std::string json_message(const nlohmann::json::exception& e) {
+  const std::string what = e.what();
+  const auto bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+KinetoSummary read_trace(const std::string& path, const nlohmann::json& trace,
+                         const KinetoImport& options);
+
 } // namespace
 
 KinetoSummary import_kineto_trace(const std::string& path, const KinetoImport& options) {
@@ -124,7 +135,34 @@ KinetoSummary import_kineto_trace(const std::string& path, const KinetoImport& o
     throw core::LogParseError(
         position(path, text, e.byte > 0 ? e.byte - 1 : 0),
         fmt::format("not a complete JSON trace: {}", what.substr(what.find(':') + 2)));
+  } catch (const nlohmann::json::exception& e) {
+    // Valid syntax the parser still refuses: a number past a double's range (out_of_range 406,
+    // found by fuzzing). It gives no offset; the number it quotes is found in the text.
+    const std::string message = json_message(e);
+    const auto open = message.find('\'');
+    const auto close = message.rfind('\'');
+    const std::size_t at =
+        open != std::string::npos && close > open
+            ? std::min(text.find(message.substr(open + 1, close - open - 1)), text.size())
+            : 0;
+    throw core::LogParseError(position(path, text, at),
+                              fmt::format("not a JSON trace collsim can read: {}", message));
   }
+  try {
+    return read_trace(path, trace, options);
+  } catch (const nlohmann::json::exception& e) {
+    // A field of another type than PyTorch writes ("rank": "0", "args": [...]).
+    throw core::LogParseError(
+        {path, 0, 0},
+        fmt::format("a field of the trace has an unexpected type: {}", json_message(e)));
+  }
+}
+
+namespace {
+
+/// The workload of a parsed trace; nlohmann's type errors escape to import_kineto_trace.
+KinetoSummary read_trace(const std::string& path, const nlohmann::json& trace,
+                         const KinetoImport& options) {
   const nlohmann::json* events = trace.is_object() && trace.contains("traceEvents")
                                      ? &trace["traceEvents"]
                                  : trace.is_array() ? &trace
@@ -184,6 +222,15 @@ KinetoSummary import_kineto_trace(const std::string& path, const KinetoImport& o
     if (elements == 0 || group == 0) {
       ++out.skipped[coll + " without a size"];
       continue;
+    }
+    if (group > std::numeric_limits<std::uint32_t>::max() ||
+        elements > std::numeric_limits<std::uint64_t>::max() / type->bytes) {
+      // Past what any job holds: a damaged trace, not a size to round.
+      throw core::LogParseError(
+          {path, 0, 0},
+          fmt::format("record_param_comms: {} of {} elements in a group of {} is beyond 64-bit "
+                      "sizes and 32-bit rank counts",
+                      coll, elements, group));
     }
     ImportedCall call;
     call.op = coll;
@@ -253,5 +300,7 @@ KinetoSummary import_kineto_trace(const std::string& path, const KinetoImport& o
   out.yaml = y;
   return out;
 }
+
+} // namespace
 
 } // namespace collsim::io

@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
+#include <limits>
 #include <map>
 #include <regex>
 #include <set>
@@ -136,23 +138,48 @@ NcclDebugSummary import_nccl_debug(const std::string& text, const std::string& f
     if (op == "Recv") {
       continue; // the Send of the same message is counted on its sender
     }
-    const std::uint64_t type = std::stoull(m[4].str());
+    // A field's number, or a positioned error when its digits do not fit 64 bits (std::stoull
+    // threw std::out_of_range out of the importer: found by fuzzing).
+    const auto field = [&](int k) {
+      std::uint64_t v = 0;
+      const std::string digits = m[k].str();
+      const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+      if (ec != std::errc{} || ptr != digits.data() + digits.size()) {
+        throw core::LogParseError(
+            {file, number, column + static_cast<std::uint32_t>(m.position(k))},
+            fmt::format("{} is out of range", digits));
+      }
+      return v;
+    };
+    const std::uint64_t type = field(4);
     if (type >= kNcclTypes.size()) {
       throw core::LogParseError(
           {file, number, column + static_cast<std::uint32_t>(m.position(4))},
           fmt::format("datatype {} is not an ncclDataType_t (0 to 11)", type));
     }
-    if (std::stoull(m[3].str()) == 0) {
+    const std::uint64_t count = field(3);
+    const std::uint64_t nranks = field(8);
+    if (count == 0) {
       ++out.empty_calls; // moves no data (a synchronisation, a rank's empty share)
       continue;
     }
     ImportedCall call;
     call.op = op;
     call.collective = known->collective;
-    call.count = std::stoull(m[3].str());
+    call.count = count;
     call.dtype = kNcclTypes[type];
-    call.nranks = static_cast<std::uint32_t>(std::stoul(m[8].str()));
-    call.bytes = call.count * dtype_bytes(call.dtype) * (known->per_rank_count ? call.nranks : 1);
+    const std::uint64_t copies = known->per_rank_count ? nranks : 1;
+    const std::uint64_t unit = dtype_bytes(call.dtype);
+    if (nranks > std::numeric_limits<std::uint32_t>::max() ||
+        count >
+            std::numeric_limits<std::uint64_t>::max() / unit / std::max<std::uint64_t>(copies, 1)) {
+      throw core::LogParseError(
+          {file, number, column + static_cast<std::uint32_t>(m.position(3))},
+          fmt::format("count {} x {} ranks is beyond 64-bit sizes and 32-bit rank counts", count,
+                      nranks));
+    }
+    call.nranks = static_cast<std::uint32_t>(nranks);
+    call.bytes = count * unit * copies;
     call.first_line = number;
     const auto key = std::make_tuple(call.op, call.count, call.dtype, call.nranks);
     const auto [it, fresh] = index.emplace(key, out.calls.size());

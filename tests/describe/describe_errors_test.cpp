@@ -74,6 +74,13 @@ TEST_CASE("lstopo XML: garbage, truncated and empty files", "[describe][errors]"
                           "lstopo --of xml output?)");
   CHECK(error_of([] { (void)describe::read_lstopo_xml("no/such/node.xml"); }) ==
         "no/such/node.xml: error: cannot open the file");
+  // One misspelt attribute: hwloc 2.9.0 crashed on it (found by fuzzing); refused at the object.
+  std::string misspelt = text_of(data("2s-xeon-x58-mlx4-ib.hwloc-test.lstopo.xml"));
+  const std::size_t pu = misspelt.find("<object type=\"PU\" os_index=\"19\"");
+  REQUIRE(pu != std::string::npos);
+  misspelt.replace(misspelt.find("complete_cpuset", pu), 15, "complete_cnuset");
+  CHECK(xml_error(misspelt) == "bad_node.xml:173:15: error: object PU has a cpuset but no "
+                               "complete_cpuset (hwloc cannot read it)");
 }
 
 TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][errors]") {
@@ -89,6 +96,12 @@ TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][er
   CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(bad, "t.txt"); }) ==
         "t.txt:2:33: error: 'NVX' is not a connection of nvidia-smi topo -m (X, NV#, PIX, PXB, "
         "PHB, NODE, SYS)");
+  // A link count past 32 bits (found by fuzzing: std::stoul threw out of the parser).
+  std::string huge = real;
+  huge.replace(huge.find("NV2"), 3, "NV99999999999999999999");
+  CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(huge, "t.txt"); }) ==
+        "t.txt:2:33: error: 'NV99999999999999999999' is not a connection of nvidia-smi topo -m (X, "
+        "NV#, PIX, PXB, PHB, NODE, SYS)");
   std::string short_row = real;
   const std::size_t row = short_row.find("GPU2    NV1");
   short_row.erase(short_row.find('\n', row) - 30, 30);
@@ -103,6 +116,12 @@ TEST_CASE("nvidia-smi topo -m: a bad affinity column", "[describe][errors]") {
   CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(bad, "t.txt"); }) ==
         "t.txt:2:93: error: '48-63,lots' in the CPU Affinity column of GPU0 is not a list of ids "
         "like 0-19,40-59");
+  // An id past 64 bits is not an id (found by fuzzing: std::stoul threw out of the parser).
+  std::string huge = text_of(data("dgx-a100-10xmlx5.nvidia-smi-topo.txt"));
+  huge.replace(huge.find("48-63,176-191"), 13, "48-99999999999999999999");
+  CHECK(error_of([&] { (void)describe::parse_nvidia_smi_topo(huge, "t.txt"); }) ==
+        "t.txt:2:93: error: '48-99999999999999999999' in the CPU Affinity column of GPU0 is not a "
+        "list of ids like 0-19,40-59");
   std::string reversed = text_of(data("dgx-a100-10xmlx5.nvidia-smi-topo.txt"));
   reversed.replace(reversed.find("\t3\n"), 3, "\tx3\n");
   CHECK(error_of([&] {
@@ -124,6 +143,9 @@ TEST_CASE("ibstat: garbage, truncated and a bad rate", "[describe][errors]") {
   CHECK(error_of([] {
           (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 1:\n\t\t%%%\n", "i.txt");
         }) == "i.txt:3:3: error: expected 'key: value' (ibstat output)");
+  CHECK(error_of([] {
+          (void)describe::parse_ibstat("CA 'mlx5_0'\n\tPort 99999999999:\n", "i.txt");
+        }) == "i.txt:2:7: error: port number 99999999999 is out of range");
   // The real published output cut before its Rate line (line 11 of 17).
   const std::string real = text_of(data("connectx6-roce-100g.ibstat.txt"));
   CHECK(error_of([&] { (void)describe::parse_ibstat(head(real, 10), "i.txt"); }) ==

@@ -193,6 +193,7 @@ std::vector<BadScenario> bad_scenarios() {
   {"accuracy_unordered.yaml", "accuracy_unordered.yaml:6:15: error: accuracy.below_1MiB: expected median <= p90 <= the larger of slower and faster, got median 6 %, p90 5 %, slower 7 %, faster 1 %"},
   {"accuracy_zero_rows.yaml", "accuracy_zero_rows.yaml:6:22: error: accuracy.below_1MiB.rows: must be at least 1, got 0"},
   {"invalid_yaml.yaml", "invalid_yaml.yaml:10:10: error: invalid YAML: end of sequence flow not found"},
+  {"stray_comma.yaml", "stray_comma.yaml:3:1: error: invalid YAML: unexpected ','"},
   };
 }
 // clang-format on

@@ -73,7 +73,7 @@ TEST_CASE("NCCL debug lines of one process become one phase per distinct call",
   CHECK(w.phases[0].calls == 3); // 6 calls over 2 steps
   CHECK(w.phases[0].group == collsim::core::WorkloadGroup::world);
   CHECK(w.phases[0].ranks == 16); // the communicator as logged
-  CHECK(w.phases[1].ranks == 8); // a smaller communicator: the first 8 ranks
+  CHECK(w.phases[1].ranks == 8);  // a smaller communicator: the first 8 ranks
   CHECK(w.phases[2].group == collsim::core::WorkloadGroup::pair);
   CHECK(w.phases[2].bytes.value == 8192);
 
@@ -101,6 +101,15 @@ TEST_CASE("bad NCCL debug logs get one positioned error", "[io][workload][import
         "run.log:1:23: error: unknown NCCL operation 'AllToAll'; valid values are: AllReduce, "
         "Broadcast, Reduce, "
         "AllGather, ReduceScatter, Send, Recv");
+  // Found by fuzzing: digits past 64 bits (std::stoull threw) and a size past 64 bits (it wrapped).
+  std::string huge = line("n:1", 0, "AllReduce", 0, 8, 7, 2);
+  huge.replace(huge.find(" count 8 ") + 7, 1, "99999999999999999999999");
+  CHECK(error_of(huge) == "run.log:1:" + std::to_string(huge.find("9999") + 1) +
+                              ": error: 99999999999999999999999 is out of range");
+  const std::string wraps = line("n:1", 0, "AllReduce", 0, 4611686018427387904ULL, 7, 2);
+  CHECK(error_of(wraps) == "run.log:1:" + std::to_string(wraps.find("4611") + 1) +
+                               ": error: count 4611686018427387904 x 2 ranks is beyond 64-bit "
+                               "sizes and 32-bit rank counts");
   NcclDebugImport missing;
   missing.process = "n:9";
   CHECK(error_of(line("n:1", 0, "AllReduce", 0, 8, 7, 2), missing) ==
@@ -207,7 +216,26 @@ TEST_CASE("bad profiler traces get one positioned error", "[io][workload][import
         dir + "empty.json:1:1: error: no collective calls in the trace (no "
               "record_param_comms events): profile a torch.distributed job with "
               "torch.profiler");
-  std::remove((dir + "cut.json.gz").c_str());
-  std::remove((dir + "bad.json").c_str());
-  std::remove((dir + "empty.json").c_str());
+  // Found by fuzzing: three ways nlohmann's other exceptions, or a silently wrapped size, got out.
+  std::ofstream(dir + "huge_number.json") << "{\"traceEvents\": [],\n \"x\": 1e337}\n";
+  CHECK(error(dir + "huge_number.json") ==
+        dir + "huge_number.json:2:7: error: not a JSON trace collsim can read: number overflow "
+              "parsing '1e337'");
+  std::ofstream(dir + "rank_string.json")
+      << "{\"traceEvents\": [], \"distributedInfo\": {\"rank\": \"0\"}}\n";
+  CHECK(error(dir + "rank_string.json") ==
+        dir + "rank_string.json: error: a field of the trace has an unexpected type: type must "
+              "be number, but is string");
+  std::ofstream(dir + "huge_call.json")
+      << "{\"traceEvents\": [{\"name\": \"record_param_comms\", \"args\": {\"Collective "
+         "name\": \"allreduce\", \"dtype\": \"Float\", \"In msg nelems\": "
+         "9223372036854775807, \"Out msg nelems\": 1, \"Group size\": 8}}]}\n";
+  CHECK(error(dir + "huge_call.json") == dir +
+                                             "huge_call.json: error: record_param_comms: allreduce "
+                                             "of 9223372036854775807 elements in a group "
+                                             "of 8 is beyond 64-bit sizes and 32-bit rank counts");
+  for (const char* f : {"cut.json.gz", "bad.json", "empty.json", "huge_number.json",
+                        "rank_string.json", "huge_call.json"}) {
+    std::remove((dir + f).c_str());
+  }
 }
