@@ -18,7 +18,7 @@ std::map<std::string, std::int64_t> resolve_params(const AlgorithmInfo& algo,
   std::map<std::string, std::int64_t> out;
   for (const auto& [name, text] : raw) {
     const auto spec = std::find_if(algo.params.begin(), algo.params.end(),
-                                   [&](const ParamSpec& p) { return p.name == name; });
+                                   [&key = name](const ParamSpec& p) { return p.name == key; });
     if (spec == algo.params.end()) {
       continue; // another algorithm's parameter, or a typo the registry reports by name
     }

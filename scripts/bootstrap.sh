@@ -48,22 +48,15 @@ packages=(
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev xvfb xauth fonts-dejavu-core
 )
 
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-    missing+=("$p")
-  fi
-done
-if ((${#missing[@]} > 0)); then
-  echo "collsim: installing missing Debian packages: ${missing[*]}" >&2
-  sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# shellcheck source=scripts/install_missing.sh
+source "$root/scripts/install_missing.sh"
+install_missing "${packages[@]}"
 
+# ccache, where the machine has it, makes a rebuild in a fresh clone cheap; it is not required.
+# Paths under the checkout are hashed relative to it, so every clone of the repository shares
+# the cache.
+export CCACHE_BASEDIR="$root"
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  # ccache, where the machine has it, makes a rebuild in a fresh clone cheap; it is not required.
   launcher=()
   if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
