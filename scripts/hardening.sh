@@ -46,7 +46,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp"
 start=$SECONDS
 regex="^($(IFS='|'; echo "${suites[*]}")):|^fuzz replay: "
-ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE heavy -R "$regex"
+# The registry-wide conformance sweep (every algorithm at 1..40, 64, 96, 100 and 128 ranks, a
+# minute in Release) runs past its 10-minute limit under AddressSanitizer on 2 cores; every
+# algorithm's own tests and the v-collective sweep still run here.
+ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE heavy -R "$regex" \
+  -E "every registered algorithm implements its collective on 1..40"
 echo "hardening: sanitizer suites took $((SECONDS - start)) s" >&2
 
 start=$SECONDS

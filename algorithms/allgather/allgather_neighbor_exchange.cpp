@@ -68,9 +68,11 @@ core::Schedule generate_neighbor_exchange(const Request& req) {
     return s;
   }
   const auto blocks = [&](std::uint32_t first, std::uint32_t count) {
+    // Blocks first .. first + count - 1 (first + count <= p). Not block(first + count): with
+    // counts there is no block p to start at (AddressSanitizer found the read past the end).
     const std::uint64_t begin = lay.block(first).first;
-    const std::uint64_t end = lay.block(first + count).first; // first + count <= p
-    return detail::data_range(begin, end - begin);
+    const auto last = lay.block(first + count - 1);
+    return detail::data_range(begin, last.first + last.second - begin);
   };
   const auto wrap = [p](std::int64_t q) {
     const auto pp = static_cast<std::int64_t>(p);

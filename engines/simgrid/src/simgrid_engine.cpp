@@ -39,7 +39,9 @@ public:
   template <class T>
   void put_vector(const std::vector<T>& v) {
     put<std::uint64_t>(v.size());
-    buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)); // NOLINT
+    if (!v.empty()) {
+      buf_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)); // NOLINT
+    }
   }
   std::string buf_;
 };
@@ -60,7 +62,9 @@ public:
     const auto n = get<std::uint64_t>();
     need(n * sizeof(T));
     std::vector<T> v(n);
-    std::memcpy(v.data(), buf_.data() + pos_, n * sizeof(T));
+    if (n > 0) { // memcpy to an empty vector's null data() is undefined, even of 0 bytes (UBSan)
+      std::memcpy(v.data(), buf_.data() + pos_, n * sizeof(T));
+    }
     pos_ += n * sizeof(T);
     return v;
   }
