@@ -36,8 +36,9 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
   (cd "$root" && cmake --preset sanitizers "${launcher[@]}" > /dev/null)
 fi
+# The build preset names the targets: the suites below, the replay driver and the fuzzers.
+(cd "$root" && cmake --build --preset sanitizers -j "$jobs")
 suites=(collsim_core_tests collsim_io_tests collsim_algorithms_tests collsim_engines_tests)
-cmake --build "$build" -j "$jobs" --target "${suites[@]}" collsim_fuzz_replay collsim_fuzzers
 echo "hardening: sanitizer build took $((SECONDS - start)) s" >&2
 
 # Leaks are findings too; halt on the first UBSan report with a stack.
