@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 namespace collsim::describe {
@@ -69,9 +70,20 @@ std::string bus_id(const hwloc_obj_t o) {
 }
 
 /// The first OS device child of `pci` of type `type`, or nullptr.
+/// An enum field of hwloc's attributes as its number. hwloc 2.9 takes bridge_type and osdev_type
+/// from XML without checking them, and loading a value outside an enum's range is undefined
+/// behaviour (UndefinedBehaviorSanitizer, found by fuzzing: bridge_type="2-1").
+template <class Enum>
+int enum_value(const Enum& field) {
+  std::underlying_type_t<Enum> v{};
+  std::memcpy(&v, &field, sizeof v);
+  return static_cast<int>(v);
+}
+
 hwloc_obj_t osdev_child(hwloc_obj_t pci, hwloc_obj_osdev_type_t type) {
   for (hwloc_obj_t c = pci->io_first_child; c != nullptr; c = c->next_sibling) {
-    if (c->type == HWLOC_OBJ_OS_DEVICE && c->attr->osdev.type == type) {
+    if (c->type == HWLOC_OBJ_OS_DEVICE &&
+        enum_value(c->attr->osdev.type) == static_cast<int>(type)) {
       return c;
     }
   }
@@ -121,8 +133,9 @@ std::int32_t socket_of(hwloc_topology_t topo, hwloc_obj_t o) {
 
 /// A bridge's own PCI ids and link (a PCI-to-PCI bridge; nullptr for a host bridge).
 const hwloc_obj_attr_u::hwloc_pcidev_attr_s* bridge_pci(hwloc_obj_t b) {
-  return b->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI ? &b->attr->bridge.upstream.pci
-                                                               : nullptr;
+  return enum_value(b->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_PCI
+             ? &b->attr->bridge.upstream.pci
+             : nullptr;
 }
 
 /// The top of a GPU's package: the GPU, or the bridges of its own vendor right above it. AMD's
@@ -151,7 +164,7 @@ PciPlace place_of(hwloc_topology_t topo, hwloc_obj_t dev) {
   place.fastest_link = top == dev ? dev->attr->pcidev.linkspeed : bridge_pci(top)->linkspeed;
   int pci_bridges = 0;
   for (hwloc_obj_t p = top->parent; p != nullptr && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
-    if (p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+    if (enum_value(p->attr->bridge.upstream_type) == HWLOC_OBJ_BRIDGE_HOST) {
       break;
     }
     ++pci_bridges;
