@@ -28,7 +28,6 @@
 #include <optional>
 #include <span>
 #include <sstream>
-#include <sstream>
 #include <system_error>
 #include <vector>
 #include <yaml-cpp/eventhandler.h>
