@@ -307,3 +307,56 @@ TEST_CASE("NCCL's rings on DGX-1's NVLink mesh follow direct NVLinks and spread 
   // 6 rings x NCCL's 20 GB/s per NVLink 2 (SM70's rate of a 25 GB/s link).
   CHECK(rows[0].busbw.gbps() == Approx(120.0).epsilon(0.02));
 }
+
+namespace {
+
+std::vector<core::ResultRow> auto_allreduce(const core::Scenario& s, std::uint32_t ranks,
+                                            std::vector<core::Bytes> sizes) {
+  core::StudySpec st;
+  st.collective = core::CollectiveKind::allreduce;
+  st.algorithms = {"auto"};
+  st.ranks = {ranks};
+  st.sizes = std::move(sizes);
+  return analysis::run_study(s, st, algorithms::make_default_registry()).rows;
+}
+
+} // namespace
+
+TEST_CASE("gcp-a3-mega runs NCCL within Google's GPUDirect-TCPXO profile", "[presets][nccl]") {
+  // The preset's nccl.env is the profile Google's TCPXO release has every workload source
+  // (NCCL_ALGO=Ring,Tree, NCCL_PROTO=Simple,LL128, NCCL_NVLS_ENABLE=0, NCCL_MIN_NCHANNELS=4):
+  // NCCL's own choice never reaches NVLS, NVLS-tree or LL, and opens at least 4 channels.
+  const core::Scenario s = io::load_scenario("gcp-a3-mega");
+  REQUIRE(s.nccl.env.at("NCCL_NVLS_ENABLE") == "0");
+  std::vector<core::Bytes> sizes;
+  for (std::uint64_t b = 8; b <= (std::uint64_t{1} << 30); b *= 32) {
+    sizes.push_back(core::Bytes{b});
+  }
+  const auto rows = auto_allreduce(s, 16, sizes);
+  REQUIRE(rows.size() == sizes.size());
+  for (const core::ResultRow& row : rows) {
+    INFO(row.bytes.value << " B: " << row.params);
+    const bool ring_or_tree = row.params.find("algorithm=nccl_ring") != std::string::npos ||
+                              row.params.find("algorithm=nccl_tree") != std::string::npos;
+    CHECK(ring_or_tree);
+    CHECK(row.params.find("protocol=ll,") == std::string::npos);
+    CHECK(row.params.ends_with("protocol=ll") == false);
+    CHECK(row.params.find("channels=1,") == std::string::npos);
+    CHECK(row.params.find("channels=2,") == std::string::npos);
+  }
+}
+
+TEST_CASE("tcpxo's latency and efficiency reproduce the published run they come from",
+          "[presets][nccl]") {
+  // topologies/src/nic_kinds.cpp derives both from one public nccl-tests all_reduce_perf run on
+  // 2 x A3 Mega under Google's 2024 profile (NCCL_PROTO=Simple): 123 us for 8 B (two network
+  // crossings of 2 x 15 us beyond NCCL's 92.4 us Tree/Simple latency) and algbw 180.71 GB/s at
+  // 8 GiB (each node sends S over 8 x 200 Gb/s at 0.90). With the old guesses (5 us, 0.80) the
+  // 8 B row was 92.4 us (-25 %) and 8 GiB 54.2 ms (algbw 158.5 GB/s, -12 %).
+  core::Scenario s = io::load_scenario("gcp-a3-mega");
+  s.nccl.env["NCCL_PROTO"] = "Simple";
+  const auto rows = auto_allreduce(s, 16, {core::Bytes{8}, core::Bytes{std::uint64_t{8} << 30}});
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].time.value * 1e6 == Approx(123.0).epsilon(0.10));
+  CHECK(rows[1].algbw.gbps() == Approx(180.71).epsilon(0.12));
+}

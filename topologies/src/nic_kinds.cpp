@@ -13,7 +13,11 @@
 //                 (NCCL 2.9.9), https://github.com/NVIDIA/nccl/issues/527 ; 29.6 / 50 = 0.59
 //   tcpx    0.70  [unverified]: no published GPUDirect-TCPX efficiency; below roce's 0.8
 //                 because the data path is TCP
-//   tcpxo   0.80  [unverified]: no published number; the ~80 % rule of thumb [S1]
+//   tcpxo   0.90  [derived from a published measurement]: nccl-tests all_reduce_perf on 2 x A3
+//                 Mega (16 H100, NCCL's Ring/Tree Simple profile of 2024), 8 GiB at algbw
+//                 180.71 GB/s [A3M]. On 2 nodes NCCL's tree sends each node's half-reduced data
+//                 up one tree and the result down the other, S bytes per node and direction over
+//                 its 8 GPU NICs (200 GB/s): 180.71 / 200 = 0.90, a lower bound.
 //
 // Latencies (per NIC link):
 //   ib_edr  0.25 us  EDR 0.5 us end to end [S1]
@@ -25,7 +29,15 @@
 //                    TCP, https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa.html ; half of
 //                    TCP's lower bound (10-50 us end to end, OCI page above)
 //   tcpx    10 us    [unverified]: TCP/IP 10-50 us end to end (OCI page above); 20 us end to end
-//   tcpxo   5 us     [unverified]: the lower end of that range (10 us end to end)
+//   tcpxo   15 us    [derived from a published measurement]: the same log [A3M] times an 8 B to
+//                    256 B allreduce at 123 us (in place: 122.3-123.5); NCCL's own latency model
+//                    for that run (Tree Simple, 4 channels, 8 GPUs a node: baseLat 8.4 +
+//                    2 x (7 x 4.0 NVLink + 1 x 14 NET) = 92.4 us, tuning.cc) leaves 2 x 15.3 us
+//                    for the two network crossings beyond NCCL's 14 us NET step: 29.3 us end to
+//                    end, within TCP's 10-50 us (OCI page above), about 15 us per NIC link.
+//   [A3M]
+//   https://github.com/lessizzmore/create-a3mega-ztan-fork/blob/02dd8f455c43ced1cf442ef29334bda97149264b/ztan-NCCL-test-result
+//         (public; not one of the shared validation logs).
 //
 // Line rates (per NIC):
 //   ib_edr 100, ib_hdr 200, ib_ndr 400 Gb/s [S1, S44]; roce 200 Gb/s (ConnectX-6 EN 200GbE
@@ -63,8 +75,9 @@ constexpr std::array<NicKind, 7> kNicKinds{{
      "rate (AWS p5 EFA page); latency unverified; efficiency from NVIDIA/nccl#527 (4 x p4d)"},
     {"tcpx", "Google Cloud GPUDirect-TCPX (A3 High)", gbit(200), us(10.0), 0.70,
      "rate (GCP GPU network bandwidth page); latency and efficiency unverified"},
-    {"tcpxo", "Google Cloud GPUDirect-TCPXO (A3 Mega)", gbit(200), us(5.0), 0.80,
-     "rate (GCP GPU network bandwidth page); latency and efficiency unverified"},
+    {"tcpxo", "Google Cloud GPUDirect-TCPXO (A3 Mega)", gbit(200), us(15.0), 0.90,
+     "rate (GCP GPU network bandwidth page); latency and efficiency from a published 2 x A3 Mega "
+     "nccl-tests run"},
 }};
 
 } // namespace
