@@ -161,18 +161,20 @@ core::Protocol make_protocol(Algo a, Proto p, const Request& req) {
   // messages (GPU to switch to head, head to switch to GPU), and CollNet and NVLS one interLat
   // for the round trip through the network's reducing switch (two messages). Each message gets
   // its share, so that a schedule's sum of latencies is NCCL's.
-  double intra_share = 1.0;
-  double inter_share = 1.0;
-  switch (a) {
-  case Algo::nvls: intra_share = inter_share = 0.5; break;
-  case Algo::nvls_tree: intra_share = 0.25; break;
-  case Algo::collnet_direct:
-  case Algo::collnet_chain: inter_share = 0.5; break;
-  default: break;
-  }
+  const double intra_share = a == Algo::nvls ? 0.5 : a == Algo::nvls_tree ? 0.25 : 1.0;
   out.message_latency = core::Seconds{hw_latency_us(intra, a, p) * intra_share * kUs};
-  out.inter_node_latency = core::Seconds{hw_latency_us(Hw::net, a, p) * inter_share * kUs};
+  out.inter_node_latency =
+      core::Seconds{hw_latency_us(Hw::net, a, p) * inter_node_latency_share(a) * kUs};
   return out;
+}
+
+double inter_node_latency_share(Algo a) {
+  switch (a) {
+  case Algo::nvls:
+  case Algo::collnet_direct:
+  case Algo::collnet_chain: return 0.5;
+  default: return 1.0;
+  }
 }
 
 std::uint64_t buffer_bytes(Proto p) {

@@ -98,6 +98,8 @@ core::NcclSpec Loader::nccl(const Located& at, core::NcclSpec out) const {
   for (const auto& f : fields.fields) {
     if (f.key == "call_overhead") {
       out.call_overhead = seconds(f.value);
+    } else if (f.key == "net_latency") {
+      out.net_latency = seconds(f.value);
     } else if (f.key == "env") {
       nccl_env(f.value, out);
     } else {

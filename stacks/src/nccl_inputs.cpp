@@ -405,6 +405,14 @@ NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::NcclSpec& nccl,
                             const core::Topology& topology, std::uint32_t ranks) {
   NcclModelInputs in = nccl_inputs(spec, topology, ranks);
+  if (in.nodes > 1) {
+    // search.cc: a graph that leaves the node takes its NIC's latency (net->net.latency, what the
+    // plugin reports) as latencyInter; one node's graphs use no NIC and keep 0.
+    const double us = nccl.net_latency.value * 1e6;
+    for (NcclGraph* g : {&in.ring, &in.tree, &in.collnet_direct, &in.collnet_chain, &in.nvls}) {
+      g->latency_inter = us;
+    }
+  }
   apply_nccl_env(in, parse_nccl_env(nccl));
   return in;
 }

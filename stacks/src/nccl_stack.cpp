@@ -181,6 +181,14 @@ public:
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.ranks();
+    if (algo && proto) {
+      // The network plugin's latency (ncclNetProperties_t.latency): tuning.cc adds it to
+      // interLat, once more with Simple for the flush of each received step.
+      const double times = *proto == Proto::simple ? 2.0 : 1.0;
+      p.inter_node_latency =
+          p.inter_node_latency + core::Seconds{ctx.nccl.net_latency.value * times *
+                                               algorithms::nccl::inter_node_latency_share(*algo)};
+    }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr
                                      ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)

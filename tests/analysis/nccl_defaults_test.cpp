@@ -115,6 +115,30 @@ TEST_CASE("NCCL's model prices a 4-node A100 tree allreduce as tuning.cc's formu
   CHECK(entry(c, Algo::tree, Proto::simple).time_us == Approx(149.854382));
 }
 
+TEST_CASE("the network plugin's latency joins NCCL's interLat, twice with Simple",
+          "[nccl_defaults]") {
+  // aws-ofi-nccl reports 75 us (src/platform-aws.cpp); search.cc copies it to every multi-node
+  // graph's latencyInter and tuning.cc adds it to interLat, once more with Simple for the flush.
+  Setup s = setup("dgx-a100", 32);
+  core::NcclSpec nccl;
+  nccl.net_latency = core::Seconds{75e-6};
+  s.inputs = analysis::nccl_inputs(s.scenario.topology, nccl, s.topology, 32);
+  CHECK(s.inputs.tree.latency_inter == Approx(75.0));
+  CHECK(s.inputs.ring.latency_inter == Approx(75.0));
+  const auto c = choose(s, CollectiveKind::allreduce, 1 << 20);
+  // Tree/Simple as above with interLat = 14 + 2 x 75 = 164:
+  //   lat = 8.4 + 2 x (7 x 4.0 + log2(4) x 164) = 720.4 us.
+  CHECK(entry(c, Algo::tree, Proto::simple).latency_us == Approx(720.4));
+  // Tree/LL: interLat = hwLat[NET][Tree][LL] 5.0 + 75 = 80, hwLat[NVLINK][Tree][LL] 0.6, base
+  //   6.8: lat = 6.8 + 2 x (7 x 0.6 + 2 x 80) = 335.2 us.
+  CHECK(entry(c, Algo::tree, Proto::ll).latency_us == Approx(335.2));
+
+  // One node uses no NIC: its graphs keep latencyInter 0.
+  Setup one = setup("dgx-a100", 8);
+  CHECK(analysis::nccl_inputs(one.scenario.topology, nccl, one.topology, 8).ring.latency_inter ==
+        0.0);
+}
+
 TEST_CASE("NCCL on one DGX A100: ring LL up to 2 MiB, LL128 at 16 MiB, Simple from 128 MiB",
           "[nccl_defaults]") {
   const Setup s = setup("dgx-a100", 8);

@@ -172,11 +172,12 @@ std::vector<BadScenario> bad_scenarios() {
   {"base_file_missing.yaml", "base_file_missing.yaml:2:7: error: base: cannot open base scenario '" + bad_dir() + "/no_such_base.yaml': No such file or directory"},
   // YAML syntax, reported with yaml-cpp's own message and position.
   // The SimGrid engine's settings.
-  {"nccl_unknown_protocol.yaml", "nccl_unknown_protocol.yaml:6:3: error: nccl.ll64: unknown key 'll64' (did you mean 'll'?); valid keys are: call_overhead, ll, ll128, simple, env"},
+  {"nccl_unknown_protocol.yaml", "nccl_unknown_protocol.yaml:6:3: error: nccl.ll64: unknown key 'll64' (did you mean 'll'?); valid keys are: call_overhead, net_latency, ll, ll128, simple, env"},
   {"nccl_env_not_nccl.yaml", "nccl_env_not_nccl.yaml:7:5: error: nccl.env.CUDA_VISIBLE_DEVICES: 'CUDA_VISIBLE_DEVICES' is not an NCCL environment variable (they start with NCCL_)"},
   {"mpi_unknown_key.yaml", "mpi_unknown_key.yaml:6:3: error: mpi.rndv_thresh: unknown key 'rndv_thresh'; valid keys are: call_overhead, env"},
   {"mpi_env_not_a_variable.yaml", "mpi_env_not_a_variable.yaml:7:5: error: mpi.env.ucx-tls: 'ucx-tls' is not an environment variable name (such as UCX_TLS)"},
   {"nccl_efficiency_above_one.yaml", "nccl_efficiency_above_one.yaml:7:24: error: nccl.simple.efficiency_factor: expected a number greater than 0 and at most 1, got 1.2"},
+  {"nccl_net_latency_without_unit.yaml", "nccl_net_latency_without_unit.yaml:6:16: error: nccl.net_latency: expected a duration like '1.5 us', '200 ns' or '2 ms', got '75'"},
   {"nccl_call_overhead_without_unit.yaml", "nccl_call_overhead_without_unit.yaml:6:18: error: nccl.call_overhead: expected a duration like '1.5 us', '200 ns' or '2 ms', got '20'"},
   {"simgrid_bad_send_port.yaml", "simgrid_bad_send_port.yaml:6:14: error: simgrid.send_port: unknown send port 'parallel'; valid values are: serial, shared"},
   {"simgrid_bad_tcp_gamma.yaml", "simgrid_bad_tcp_gamma.yaml:6:14: error: simgrid.tcp_gamma: expected a size like '64 KiB', '1 MB' or '8 B', got 'big'"},

@@ -228,3 +228,23 @@ TEST_CASE("the NCCL stack bounds each connection by NCCL's FIFO of NCCL_STEPS sl
             .header()
             .protocol.fifo_slots == 0);
 }
+
+TEST_CASE("the network plugin's latency lengthens each inter-node step, twice with Simple",
+          "[stacks][nccl]") {
+  // tuning.cc: interLat += graph->latencyInter, and again with Simple (the flush of each received
+  // step); the run charges each inter-node message the same, so a 4-rank LL ring of one piece per
+  // step (dT/dL = 2(p-1) = 6, as above) grows by 6 L, a Simple one by 12 L.
+  const std::uint32_t p = 4;
+  core::NcclSpec plugin;
+  plugin.net_latency = core::Seconds{75e-6};
+  for (const auto& [protocol, times] :
+       {std::pair<const char*, double>{"ll", 1.0}, {"ll128", 1.0}, {"simple", 2.0}}) {
+    INFO(protocol);
+    const Run base = ring(p, 4096, protocol);
+    const Run slow = ring(p, 4096, protocol, plugin);
+    CHECK(slow.lowered.header().protocol.inter_node_latency.value -
+              base.lowered.header().protocol.inter_node_latency.value ==
+          Approx(75e-6 * times));
+    CHECK(slow.time - base.time == Approx(2.0 * (p - 1) * 75e-6 * times).epsilon(1e-6));
+  }
+}

@@ -35,6 +35,10 @@ std::string_view algo_name(Algo a);
 double base_latency_us(Algo a, Proto p);
 /// hwLatencies[hw][algo][proto] in microseconds (section 3.1).
 double hw_latency_us(Hw hw, Algo a, Proto p);
+/// The share of NCCL's interLat one inter-node message of algorithm `a` carries (make_protocol):
+/// 1/2 for NVLS and CollNet, whose one interLat is a round trip through the network (two
+/// messages), else 1.
+double inter_node_latency_share(Algo a);
 
 /// comm->p2pChunkSize (src/init.cc computeBuffSizes): NCCL_P2P_NET_CHUNKSIZE (128 KiB) with
 /// several nodes, NCCL_P2P_NVL_CHUNKSIZE (512 KiB) on an NVLink-only node, else

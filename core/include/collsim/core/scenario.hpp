@@ -269,6 +269,12 @@ struct NcclSpec {
   /// Host time per collective call before the first message (kernel launch, the benchmark's
   /// loop), added to NCCL's base latency, which counts GPU-side start-up only.
   Seconds call_overhead{0.0};
+  /// The latency the network plugin reports to NCCL for its NICs (ncclNetProperties_t.latency,
+  /// NCCL's graph->latencyInter): NCCL adds it to every step that crosses the network, twice with
+  /// Simple (the receive flush), in its tuning model and here in the run. NCCL's own IB and socket
+  /// transports report 0; aws-ofi-nccl reports 75 us on p4d, p4de, p5 and p5e, 35 us on p5en and
+  /// later (src/platform-aws.cpp). Counts only between nodes.
+  Seconds net_latency{0.0};
   NcclProtocolSpec ll;
   NcclProtocolSpec ll128;
   NcclProtocolSpec simple;
