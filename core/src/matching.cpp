@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <unordered_map>
 
 namespace collsim::core {
 
@@ -186,6 +187,33 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
     }
   }
   return unmatched;
+}
+
+void fifo_credits(const Schedule& s, std::uint32_t slots, const std::function<OpId(OpId)>& partner,
+                  const std::function<void(OpId, OpId)>& credit) {
+  if (slots == 0) {
+    return;
+  }
+  for (Rank r = 0; r < s.participants(); ++r) {
+    // Per connection (peer, stream): the sends so far and the receives of the last `slots`.
+    std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::vector<OpId>>> sent;
+    for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      if (s.kind(id) != OpKind::send) {
+        continue;
+      }
+      const std::uint64_t key = (static_cast<std::uint64_t>(s.peer(id)) << 8) | s.stream(id);
+      auto& [count, ring] = sent[key];
+      if (ring.empty()) {
+        ring.assign(slots, kNoMatch);
+      }
+      OpId& slot = ring[count % slots];
+      if (slot != kNoMatch) {
+        credit(id, slot);
+      }
+      slot = partner(id);
+      ++count;
+    }
+  }
 }
 
 } // namespace collsim::core

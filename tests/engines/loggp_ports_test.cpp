@@ -1,8 +1,10 @@
 // The loggp engine's library-driven port model (core::Protocol): a port per link of the device
 // (NCCL's channels drive NVLink and NICs at once), a per-stream rate (one channel's thread
-// block), and a network transport's efficiency on messages between nodes.
+// block), and a network transport's efficiency on messages between nodes; and the two rules the
+// simgrid engine shares with it (flow control, a stream's messages one after another).
 
 #include "collsim/engines/loggp.hpp"
+#include "collsim/engines/simgrid.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -132,7 +134,7 @@ core::Topology slow_copy_pair() {
 } // namespace
 
 TEST_CASE("flow control: a sender runs at most fifo_slots messages ahead of its receiver",
-          "[engines][loggp][fifo]") {
+          "[engines][loggp][simgrid][fifo]") {
   core::Protocol open;
   open.name = "Simple";
   open.port_per_link = true;
@@ -162,6 +164,14 @@ TEST_CASE("flow control: a sender runs at most fifo_slots messages ahead of its 
   CHECK(a.timeline.at(3).start.value == Approx(3 * t));
   CHECK(b.timeline.at(3).start.value == Approx(4 * t));
   CHECK(b.timeline.at(2).start.value == Approx(2 * t));
+  // The simgrid engine applies the same bound: without it the four sends start at once (their
+  // flows share the link); with two slots sends 2 and 3 start at 2 and 4 ms, as on loggp.
+  const auto sa = engines::SimgridEngine{}.run(open_run, pair, timeline);
+  const auto sb = engines::SimgridEngine{}.run(fifo_run, pair, timeline);
+  CHECK(sa.timeline.at(3).start.value == Approx(0.0).margin(1e-12));
+  CHECK(sb.timeline.at(2).start.value == Approx(2 * t));
+  CHECK(sb.timeline.at(3).start.value == Approx(4 * t));
+  CHECK(sb.time.value == Approx(8 * t));
 }
 
 TEST_CASE("flow control turns a program that waits for its own later sends into a deadlock, "
@@ -193,4 +203,48 @@ TEST_CASE("flow control turns a program that waits for its own later sends into 
   CHECK_THROWS_WITH(engines::LogGPEngine{}.run(exchange(2), mesh(2), {}),
                     Catch::Contains("stalled at operation l2") && Catch::Contains("deadlocks"));
   CHECK(engines::LogGPEngine{}.run(exchange(3), mesh(2), {}).time.value > 0.0);
+}
+
+TEST_CASE("a stream's messages leave one after another at its rate, on both engines",
+          "[engines][simgrid]") {
+  // One channel (stream 0) of rank 0 feeds two peers over two links, as a tree channel feeds its
+  // children from one copy loop, at a quarter of the link rate: on both engines the second
+  // message leaves when the channel has moved the first (4 t), and the sender is done at 8 t.
+  // (Until 2026-12-04 simgrid sent both at once at the link rate, done at t: SimGrid 3.32
+  // ignores a host-to-host comm's rate.)
+  core::Protocol p;
+  p.name = "LL128";
+  p.port_per_link = true;
+  p.stream_bandwidth = core::Bandwidth{kRate / 4};
+  const auto one_stream = [&](std::uint32_t peers) {
+    core::ScheduleHeader h;
+    h.collective = core::CollectiveKind::bcast;
+    h.ranks = peers + 1;
+    h.bytes = core::Bytes{kM};
+    h.data_bytes = kM;
+    h.protocol = p;
+    core::Schedule s(h);
+    s.begin_rank(0);
+    for (core::Rank r = 1; r <= peers; ++r) {
+      s.send(r, {Buffer::data, 0, kM});
+    }
+    for (core::Rank r = 1; r <= peers; ++r) {
+      s.begin_rank(r);
+      s.recv(0, {Buffer::data, 0, kM});
+    }
+    s.finish();
+    return s;
+  };
+  const double t = static_cast<double>(kM) / kRate;
+  CHECK(engines::LogGPEngine{}.run(one_stream(1), mesh(2), {}).time.value == Approx(4 * t));
+  CHECK(engines::SimgridEngine{}.run(one_stream(1), mesh(2), {}).time.value == Approx(4 * t));
+  CHECK(engines::LogGPEngine{}.run(one_stream(2), mesh(3), {}).time.value == Approx(8 * t));
+  CHECK(engines::SimgridEngine{}.run(one_stream(2), mesh(3), {}).time.value == Approx(8 * t));
+  // Channels of their own (fan_out puts each message on its stream): each at its rate, 4 t; eight
+  // of them need twice the link, 8 t, as on loggp.
+  CHECK(engines::SimgridEngine{}.run(fan_out(2, {1, 1}, p), mesh(2), {}).time.value ==
+        Approx(4 * t));
+  CHECK(engines::SimgridEngine{}
+            .run(fan_out(2, {1, 1, 1, 1, 1, 1, 1, 1}, p), mesh(2), {})
+            .time.value == Approx(8 * t));
 }

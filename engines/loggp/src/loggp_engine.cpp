@@ -9,7 +9,6 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unordered_map>
 #include <utility>
 
 namespace collsim::engines {
@@ -122,26 +121,12 @@ private:
   void set_credits(std::uint32_t slots) {
     credit_.assign(s_.op_count(), core::kNoMatch);
     is_credit_.assign(s_.op_count(), 0);
-    for (Rank r = 0; r < s_.participants(); ++r) {
-      std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::vector<OpId>>> sent;
-      for (OpId id = s_.rank_begin(r); id < s_.rank_end(r); ++id) {
-        if (s_.kind(id) != OpKind::send) {
-          continue;
-        }
-        const std::uint64_t key = (static_cast<std::uint64_t>(s_.peer(id)) << 8) | s_.stream(id);
-        auto& [count, ring] = sent[key];
-        if (ring.empty()) {
-          ring.assign(slots, core::kNoMatch);
-        }
-        OpId& slot = ring[count % slots];
-        if (slot != core::kNoMatch) {
-          credit_[id] = slot;
-          is_credit_[slot] = 1;
-        }
-        slot = ops_[id].partner();
-        ++count;
-      }
-    }
+    core::fifo_credits(
+        s_, slots, [this](OpId send) { return ops_[send].partner(); },
+        [this](OpId send, OpId recv) {
+          credit_[send] = recv;
+          is_credit_[recv] = 1;
+        });
   }
 
   /// Lets the senders whose credit a receive just returned issue again.

@@ -1,6 +1,7 @@
 #include "simulation.hpp"
 
 #include "platform.hpp"
+#include "s4u_platform.hpp"
 #include "simulation_state.hpp"
 
 #include "collsim/core/errors.hpp"
@@ -34,6 +35,17 @@ public:
         lane_(lanes_.count()), protocol_(s.header().protocol),
         plain_(s.header().protocol == core::Protocol{}) {
     core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
+    if (protocol_.fifo_slots > 0) {
+      // NCCL's FIFO of NCCL_STEPS slots per connection, as on the loggp engine.
+      credit_.assign(s.op_count(), core::kNoMatch);
+      is_credit_.assign(s.op_count(), 0);
+      core::fifo_credits(
+          s, protocol_.fifo_slots, [this](OpId send) { return partner_[send]; },
+          [this](OpId send, OpId recv) {
+            credit_[send] = recv;
+            is_credit_[recv] = 1;
+          });
+    }
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       lane_[l].next = lanes_.begin(l);
     }
@@ -90,38 +102,7 @@ public:
   }
 
 private:
-  void build_platform() {
-    auto* zone = sg4::create_full_zone("collsim");
-    hosts_.reserve(s_.participants());
-    for (Rank r = 0; r < s_.participants(); ++r) {
-      sg4::Host* h = zone->create_host(fmt::format("p{}", r), kSpeed);
-      h->set_core_count(kCores);
-      h->seal();
-      hosts_.push_back(h);
-    }
-    std::vector<sg4::Link*> links;
-    links.reserve(plan_.links().size());
-    for (const PlanLink& pl : plan_.links()) {
-      sg4::Link* l = zone->create_link(pl.name, pl.bandwidth);
-      l->set_latency(pl.latency);
-      l->set_sharing_policy(pl.fatpipe ? sg4::Link::SharingPolicy::FATPIPE
-                                       : sg4::Link::SharingPolicy::SHARED);
-      l->seal();
-      links.push_back(l);
-    }
-    for (const auto& [key, route] : plan_.routes()) {
-      const auto a = static_cast<Rank>(key >> 32);
-      const auto b = static_cast<Rank>(key & 0xffffffffu);
-      std::vector<sg4::LinkInRoute> in_route;
-      in_route.reserve(route.links.size());
-      for (std::uint32_t l : route.links) {
-        in_route.emplace_back(links[l]);
-      }
-      zone->add_route(hosts_[a]->get_netpoint(), hosts_[b]->get_netpoint(), nullptr, nullptr,
-                      in_route, false);
-    }
-    zone->seal();
-  }
+  void build_platform() { hosts_ = build_s4u_platform(plan_); }
 
   // --- activities ---------------------------------------------------------------------------
   std::uint32_t new_event(Ev kind, std::uint32_t subject) {
@@ -202,13 +183,6 @@ private:
     // SimGrid 3.32 takes a rate only before the hosts are set (sendto_init(from, to) leaves the
     // comm STARTING, and set_rate() asserts INITED), so the hosts come after the rate.
     sg4::CommPtr c = sg4::Comm::sendto_init();
-    if (protocol_.stream_bandwidth.bytes_per_second > 0.0) {
-      // One channel's thread block moves at most this much (core::Protocol::stream_bandwidth):
-      // the flow's rate is bounded, the links share what is left by max-min.
-      c->set_rate(protocol_.stream_bandwidth.bytes_per_second *
-                  static_cast<double>(wire_bytes(s_.length(send), from, to)) /
-                  static_cast<double>(std::max<std::uint64_t>(s_.length(send), 1)));
-    }
     c->set_source(hosts_[from]);
     c->set_destination(hosts_[to]);
     c->set_payload_size(wire_bytes(s_.length(send), from, to));
@@ -265,7 +239,12 @@ private:
         wire_[recv].second = now();
       }
       if (!serial_) {
-        complete(send, now());
+        const double due = ops_[send].end; // the stream's thread block may still be on it
+        if (due - now() > kEpsilon) {
+          start_exec(s_.rank_of(send), due - now(), Ev::send_done, send);
+        } else {
+          complete(send, now());
+        }
       } else if (ops_[send].state != kDone) {
         complete(send, ops_[send].end); // its injection ended before the data was in
       }
@@ -318,6 +297,9 @@ private:
     const Rank r = s_.rank_of(id);
     ranks_[r].finish = std::max(ranks_[r].finish, end);
     enqueue(r);
+    if (!is_credit_.empty() && is_credit_[id] != 0) {
+      enqueue(s_.peer(id)); // a receive's peer is the sender waiting for this FIFO slot
+    }
   }
 
   void issue_rank(Rank r) {
@@ -345,6 +327,12 @@ private:
           ls.blocked_on = base + d;
           return;
         }
+      }
+      if (!credit_.empty() && credit_[id] != core::kNoMatch && ops_[credit_[id]].state != kDone) {
+        // The receiver has not consumed the message `fifo_slots` earlier: no FIFO slot is free
+        // (complete() wakes this rank when it has).
+        ls.blocked_on = credit_[id];
+        return;
       }
       ls.blocked_on = core::kNoMatch;
       ++ls.next;
@@ -386,25 +374,47 @@ private:
       const PlanRoute& route = plan_.route(r, peer);
       const double o = overhead(ep, r, peer);
       double start = t;
-      if (!rs.agent) {
-        start = std::max(start, rs.cpu_free);
-        if (serial_) {
-          start = std::max({start, rs.send_free, rs.inject_free - o});
+      // With a stream rate (the loggp engine's rules): each channel's thread block pays its own
+      // o and moves one message after another, each for its payload at the stream rate; the
+      // next message of the stream waits for that, other streams do not. The flow itself runs
+      // at what the links give it: SimGrid 3.32 ignores a host-to-host comm's rate
+      // (s4u_Comm.cpp: Comm::start() never hands rate_ to the kernel's CommImpl).
+      double* stream_free = nullptr;
+      if (!rs.agent && protocol_.stream_bandwidth.bytes_per_second > 0.0) {
+        if (rs.stream_free.empty()) {
+          rs.stream_free.assign(core::Schedule::kMaxStreams, 0.0);
         }
+        stream_free = &rs.stream_free[s_.stream(id)];
+        start = std::max(start, *stream_free - o);
+      }
+      const bool own_cpu = rs.agent || stream_free != nullptr;
+      if (!own_cpu) {
+        start = std::max(start, rs.cpu_free);
+      }
+      if (serial_ && !rs.agent) {
+        start = std::max({start, rs.send_free, rs.inject_free - o});
       }
       const double inject = rs.agent ? start : start + o;
+      if (!own_cpu) {
+        rs.cpu_free = inject;
+      }
       if (!rs.agent) {
-        rs.cpu_free = start + o;
         rs.send_free = start + ep.gap.value;
       }
       if (serial_ && !rs.agent) {
         rs.inject_free = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
       }
       st.start = start;
+      st.end = 0.0;
       if (serial_) {
         // The send completes when its bytes would have left an idle port, as on loggp (its buffer
         // may be reused then), whenever the flow itself starts (see send_done_by_now).
         st.end = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
+      }
+      if (stream_free != nullptr) {
+        // ... and not before its thread block has moved it (on_completion waits for that).
+        *stream_free = inject + rate_time(m, protocol_.stream_bandwidth);
+        st.end = std::max(st.end, *stream_free);
       }
       double begin = inject + extra_latency(route, r, peer);
       if (protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes) {
@@ -458,13 +468,19 @@ private:
   }
 
   // --- wire protocol (as the loggp engine) -------------------------------------------------
+  /// Payload bytes per wire byte of a message inside a node or between nodes.
+  [[nodiscard]] double efficiency(bool inside) const {
+    if (plain_) {
+      return 1.0;
+    }
+    return protocol_.efficiency *
+           (inside ? protocol_.intra_node_efficiency : protocol_.inter_node_efficiency);
+  }
   [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m, Rank from, Rank to) const {
     if (plain_) {
       return m;
     }
-    const double eff =
-        protocol_.efficiency * (node_key_[from] == node_key_[to] ? protocol_.intra_node_efficiency
-                                                                 : protocol_.inter_node_efficiency);
+    const double eff = efficiency(node_key_[from] == node_key_[to]);
     if (eff >= 1.0) {
       return m;
     }
@@ -535,6 +551,8 @@ private:
   std::vector<sg4::Host*> hosts_;
   std::vector<OpState> ops_;
   std::vector<OpId> partner_;
+  std::vector<OpId> credit_;            // per send with fifo_slots: the receive it waits for
+  std::vector<std::uint8_t> is_credit_; // per receive: some send waits for it
   std::vector<RankState> ranks_;
   core::Lanes lanes_;
   std::vector<LaneState> lane_;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <simgrid/s4u.hpp>
+#include <vector>
 
 namespace collsim::engines::detail::simgrid_state {
 
@@ -59,6 +60,9 @@ struct RankState {
   double send_free = 0.0;
   double inject_free = 0.0;
   double recv_free = 0.0; // serial port: when the receive port will have taken in what is coming
+  /// Per issue stream, with a stream rate (Protocol::stream_bandwidth): when the stream's thread
+  /// block will have moved its last message's payload.
+  std::vector<double> stream_free;
   double finish = 0.0;
 };
 

@@ -47,6 +47,14 @@ Matching match_messages(const Schedule& s, VerifyReport* report = nullptr);
 std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpId)>& sink,
                            VerifyReport* report = nullptr);
 
+/// Flow control (Protocol::fifo_slots): for every send that must wait for a FIFO slot,
+/// credit(send, recv), where recv is the receive of the send `slots` earlier on the same
+/// connection (sender, receiver, the sender's stream), in program order; the send may start only
+/// once that receive has completed. partner(send) gives a send's matched receive. Both engines
+/// use it, so that they bound a connection alike.
+void fifo_credits(const Schedule& s, std::uint32_t slots, const std::function<OpId(OpId)>& partner,
+                  const std::function<void(OpId, OpId)>& credit);
+
 VerifyReport validate(const Schedule& s);
 /// Runs validate() first; semantic checks run only on a structurally valid schedule.
 VerifyReport check_semantics(const Schedule& s, std::uint64_t seed = 0x5eed5eedULL);

@@ -1,0 +1,15 @@
+#pragma once
+// The s4u objects of a run (simulation.cpp): a host per participant and the plan's links and
+// routes in one Full zone. Internal to the engine.
+
+#include "platform.hpp"
+
+#include <simgrid/s4u.hpp>
+#include <vector>
+
+namespace collsim::engines::detail {
+
+/// Builds the zone; returns the participants' hosts, in participant order.
+std::vector<simgrid::s4u::Host*> build_s4u_platform(Plan& plan);
+
+} // namespace collsim::engines::detail
