@@ -3,11 +3,52 @@
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <fmt/format.h>
 #include <limits>
 #include <unordered_map>
 
 namespace collsim::core {
+
+struct Topology::Graph {
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+                        boost::property<boost::edge_index_t, LinkId>>
+      g;
+};
+
+Topology::GraphPtr::GraphPtr() : graph_(std::make_unique<Graph>()) {}
+Topology::GraphPtr::GraphPtr(const GraphPtr& other)
+    : graph_(other.graph_ ? std::make_unique<Graph>(*other.graph_) : std::make_unique<Graph>()) {}
+Topology::GraphPtr::GraphPtr(GraphPtr&& other) noexcept = default;
+Topology::GraphPtr& Topology::GraphPtr::operator=(const GraphPtr& other) {
+  if (this != &other) {
+    *this = GraphPtr(other);
+  }
+  return *this;
+}
+Topology::GraphPtr& Topology::GraphPtr::operator=(GraphPtr&& other) noexcept = default;
+Topology::GraphPtr::~GraphPtr() = default;
+
+Topology::Graph& Topology::GraphPtr::get() {
+  if (!graph_) {
+    graph_ = std::make_unique<Graph>();
+  }
+  return *graph_;
+}
+
+template <typename F>
+void Topology::each_out_link(DeviceId d, F&& f) const {
+  const Graph* graph = graph_.find();
+  if (graph == nullptr) {
+    return;
+  }
+  const auto index = boost::get(boost::edge_index, graph->g);
+  for (auto [e, end] = boost::out_edges(d, graph->g); e != end; ++e) {
+    if (!f(index[*e], static_cast<DeviceId>(boost::target(*e, graph->g)))) {
+      return;
+    }
+  }
+}
 
 std::string_view to_string(DeviceKind k) {
   switch (k) {
@@ -66,7 +107,7 @@ DeviceId Topology::add_device(Device d) {
   }
   const auto id = static_cast<DeviceId>(devices_.size());
   devices_.push_back(std::move(d));
-  boost::add_vertex(graph_);
+  boost::add_vertex(graph_.get().g);
   return id;
 }
 
@@ -75,7 +116,7 @@ LinkId Topology::add_link(Link l) {
     throw InternalError("add_link with an unknown device");
   }
   const auto id = static_cast<LinkId>(links_.size());
-  boost::add_edge(l.from, l.to, id, graph_);
+  boost::add_edge(l.from, l.to, id, graph_.get().g);
   links_.push_back(l);
   return id;
 }
@@ -116,7 +157,6 @@ std::vector<LinkId> Topology::shortest_path(DeviceId from, DeviceId to,
   };
   visits.emplace(from, Visit{0, kNone, std::numeric_limits<double>::infinity()});
   std::vector<DeviceId> queue{from};
-  const auto index = boost::get(boost::edge_index, graph_);
   std::uint32_t target_dist = kUnseen;
   // Breadth-first by levels, in link-id order: fewest hops; among equally short paths the widest
   // bottleneck wins (a double NVLink over a single one), and the first in link order after that,
@@ -128,12 +168,10 @@ std::vector<LinkId> Topology::shortest_path(DeviceId from, DeviceId to,
     if (here.dist >= target_dist) {
       break;
     }
-    for (auto [e, end] = boost::out_edges(u, graph_); e != end; ++e) {
-      const auto v = static_cast<DeviceId>(boost::target(*e, graph_));
+    each_out_link(u, [&](LinkId id, DeviceId v) {
       if (v != to && devices_[v].node != within) {
-        continue;
+        return true;
       }
-      const LinkId id = index[*e];
       const double width = std::min(here.width, links_[id].bandwidth.bytes_per_second);
       Visit* seen = find(v);
       if (seen == nullptr) {
@@ -146,7 +184,8 @@ std::vector<LinkId> Topology::shortest_path(DeviceId from, DeviceId to,
         seen->via = id;
         seen->width = width;
       }
-    }
+      return true;
+    });
   }
   if (target_dist == kUnseen) {
     throw EngineError(fmt::format("no route from device '{}' to device '{}'", devices_[from].name,
@@ -246,10 +285,10 @@ std::vector<LinkId> Topology::out_links(DeviceId d) const {
   if (full_mesh_) {
     return out;
   }
-  const auto index = boost::get(boost::edge_index, graph_);
-  for (auto [e, end] = boost::out_edges(d, graph_); e != end; ++e) {
-    out.push_back(index[*e]);
-  }
+  each_out_link(d, [&](LinkId id, DeviceId) {
+    out.push_back(id);
+    return true;
+  });
   return out;
 }
 
@@ -257,13 +296,14 @@ std::optional<LinkId> Topology::link_between(DeviceId a, DeviceId b) const {
   if (full_mesh_) {
     return std::nullopt;
   }
-  const auto index = boost::get(boost::edge_index, graph_);
-  for (auto [e, end] = boost::out_edges(a, graph_); e != end; ++e) {
-    if (boost::target(*e, graph_) == b) {
-      return index[*e];
+  std::optional<LinkId> found;
+  each_out_link(a, [&](LinkId id, DeviceId to) {
+    if (to == b) {
+      found = id;
     }
-  }
-  return std::nullopt;
+    return !found;
+  });
+  return found;
 }
 
 LinkId Topology::link(DeviceId a, DeviceId b) const {

@@ -71,3 +71,28 @@ TEST_CASE("an unknown topology kind lists the builders", "[topologies]") {
   CHECK_THROWS_WITH(topologies::build(spec, 4),
                     "unknown topology kind 'torus'; valid values are: uniform, cluster, system");
 }
+
+TEST_CASE("a copied topology owns its graph, a moved one takes it", "[topologies]") {
+  // The Boost.Graph adjacency list lives behind a pointer (core/topology.cpp), so copies must
+  // copy it: links added to a copy are not the original's.
+  core::Topology a;
+  const auto x = a.add_device(core::Device{"x"});
+  const auto y = a.add_device(core::Device{"y"});
+  a.add_duplex(x, y, core::Bandwidth{1e9}, core::Seconds{1e-6}, core::LinkKind::generic);
+  core::Topology b = a;
+  const auto z = b.add_device(core::Device{"z"});
+  b.add_duplex(y, z, core::Bandwidth{1e9}, core::Seconds{1e-6}, core::LinkKind::generic);
+  CHECK(a.out_links(y).size() == 1);
+  CHECK(b.out_links(y).size() == 2);
+  CHECK(b.link_between(y, z).has_value());
+  CHECK_FALSE(a.link_between(y, x) == std::nullopt);
+  b = a; // copy assignment replaces the copy's graph
+  CHECK(b.out_links(y).size() == 1);
+
+  core::Topology c = std::move(b);
+  CHECK(c.link(x, y) == a.link(x, y));
+  core::Topology d;
+  d = std::move(c);
+  CHECK(d.out_links(x) == a.out_links(x));
+  CHECK(d == a);
+}
