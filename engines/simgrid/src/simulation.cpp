@@ -180,8 +180,6 @@ private:
     const Rank from = s_.rank_of(send);
     const Rank to = s_.peer(send);
     const std::uint32_t ev = new_event(Ev::comm, send);
-    // SimGrid 3.32 takes a rate only before the hosts are set (sendto_init(from, to) leaves the
-    // comm STARTING, and set_rate() asserts INITED), so the hosts come after the rate.
     sg4::CommPtr c = sg4::Comm::sendto_init();
     c->set_source(hosts_[from]);
     c->set_destination(hosts_[to]);
