@@ -134,7 +134,9 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
   const auto nominal = io::load_scenario("dgx-a100");
   core::Scenario truth = nominal;
   truth.nccl.call_overhead = core::Seconds{20e-6};
-  truth.nccl.ll.efficiency_factor = 0.6;
+  // Not LL's efficiency: LL's rows here are bound by the thread block's rate (llMaxBw), not by
+  // the link, so the bytes LL puts on the wire do not change their time.
+  truth.nccl.ll128.efficiency_factor = 0.8;
   truth.nccl.simple.efficiency_factor = 0.7;
   const auto registry = algorithms::make_default_registry();
   // One node, 8 B to 1 GiB: NCCL picks ring LL, LL128 and Simple along the way.
@@ -155,13 +157,13 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
     measured[i].time = truth_rows.rows[i].predicted;
   }
   analysis::CalibrateOptions opt;
-  opt.parameters = {"nccl.call_overhead", "nccl.ll.efficiency_factor",
+  opt.parameters = {"nccl.call_overhead", "nccl.ll128.efficiency_factor",
                     "nccl.simple.efficiency_factor"};
   const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
   REQUIRE(r.parameters.size() == 3);
   CHECK(r.parameters[0].initial == 0.0); // started from 1 us: nothing to scale from 0
   CHECK(r.parameters[0].value == Approx(20e-6).epsilon(0.01));
-  CHECK(r.parameters[1].value == Approx(0.6).epsilon(0.01));
+  CHECK(r.parameters[1].value == Approx(0.8).epsilon(0.01));
   CHECK(r.parameters[2].value == Approx(0.7).epsilon(0.01));
   CHECK(r.after.all.p90_abs_err_pct < 1.0);
   CHECK(r.fitted.nccl.simple.efficiency_factor == Approx(0.7).epsilon(0.01));
@@ -170,7 +172,7 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
   CHECK(yaml.find("nccl:\n  call_overhead: 20") != std::string::npos);
   CHECK(yaml.find("  simple:\n    efficiency_factor: 0.7") != std::string::npos);
   const auto reloaded = io::parse_scenario(yaml, "fitted.yaml");
-  CHECK(reloaded.nccl.ll.efficiency_factor == Approx(0.6).epsilon(0.01));
+  CHECK(reloaded.nccl.ll128.efficiency_factor == Approx(0.8).epsilon(0.01));
 }
 
 TEST_CASE("calibration with a robust loss stays near the truth when one measured row is 3 times "

@@ -1,7 +1,8 @@
 // The loggp engine's library-driven port model (core::Protocol): a port per link of the device
 // (NCCL's channels drive NVLink and NICs at once), a per-stream rate (one channel's thread
 // block), and a network transport's efficiency on messages between nodes; and the two rules the
-// simgrid engine shares with it (flow control, a stream's messages one after another).
+// simgrid engine shares with it (flow control, a stream's messages one after another, a
+// rate-bound message not in before its sender moved it).
 
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
@@ -20,16 +21,30 @@ core::Topology mesh(std::uint32_t ranks) {
   return core::Topology::full_mesh(ranks, core::Bandwidth{kRate}, core::Seconds{0.0}, {});
 }
 
-/// Rank 0 sends kM bytes to each of `to` (on stream i for the i-th), the receivers take them.
-core::Schedule fan_out(std::uint32_t ranks, const std::vector<core::Rank>& to,
-                       core::Protocol protocol) {
+/// A broadcast-shaped header of kM bytes on `ranks` ranks under `protocol`.
+core::ScheduleHeader header(std::uint32_t ranks, core::Protocol protocol) {
   core::ScheduleHeader h;
   h.collective = core::CollectiveKind::bcast;
   h.ranks = ranks;
   h.bytes = core::Bytes{kM};
   h.data_bytes = kM;
   h.protocol = std::move(protocol);
-  core::Schedule s(h);
+  return h;
+}
+
+/// NCCL's lowering of a rate-bound protocol: a port per link, each channel at `rate`.
+core::Protocol rate_bound(const char* name, double rate) {
+  core::Protocol p;
+  p.name = name;
+  p.port_per_link = true;
+  p.stream_bandwidth = core::Bandwidth{rate};
+  return p;
+}
+
+/// Rank 0 sends kM bytes to each of `to` (on stream i for the i-th), the receivers take them.
+core::Schedule fan_out(std::uint32_t ranks, const std::vector<core::Rank>& to,
+                       core::Protocol protocol) {
+  core::Schedule s(header(ranks, std::move(protocol)));
   s.begin_rank(0);
   for (std::uint32_t i = 0; i < to.size(); ++i) {
     s.set_stream(i);
@@ -69,10 +84,7 @@ TEST_CASE("with a port per link, messages over different links overlap", "[engin
 }
 
 TEST_CASE("a stream rate bounds each channel, and channels share the link", "[engines][loggp]") {
-  core::Protocol p;
-  p.name = "LL128";
-  p.port_per_link = true;
-  p.stream_bandwidth = core::Bandwidth{kRate / 4};
+  const core::Protocol p = rate_bound("LL128", kRate / 4);
   const double t = static_cast<double>(kM) / kRate;
   // One channel at a quarter of the link rate: 4 t.
   CHECK(run(fan_out(2, {1}, p), 2) == Approx(4 * t));
@@ -212,10 +224,7 @@ TEST_CASE("a stream's messages leave one after another at its rate, on both engi
   // message leaves when the channel has moved the first (4 t), and the sender is done at 8 t.
   // (Until 2026-12-04 simgrid sent both at once at the link rate, done at t: SimGrid 3.32
   // ignores a host-to-host comm's rate.)
-  core::Protocol p;
-  p.name = "LL128";
-  p.port_per_link = true;
-  p.stream_bandwidth = core::Bandwidth{kRate / 4};
+  const core::Protocol p = rate_bound("LL128", kRate / 4);
   const auto one_stream = [&](std::uint32_t peers) {
     core::ScheduleHeader h;
     h.collective = core::CollectiveKind::bcast;
@@ -247,4 +256,53 @@ TEST_CASE("a stream's messages leave one after another at its rate, on both engi
   CHECK(engines::SimgridEngine{}
             .run(fan_out(2, {1, 1, 1, 1, 1, 1, 1, 1}, p), mesh(2), {})
             .time.value == Approx(8 * t));
+}
+
+TEST_CASE("a channel that runs ahead does not hold another channel's message behind its backlog",
+          "[engines][loggp]") {
+  // Rank 0 feeds rank 1 over one link on two channels at half the link rate: channel 0 has four
+  // messages ready at once, channel 1 one. Channel 0's block moves its messages at 0, 2 t, 4 t
+  // and 6 t, each for t on the link, so the link is free between them: channel 1's message takes
+  // the first free stretch and is done at 2 t, its own rate's bound. (Until 2026-12-04 loggp
+  // booked channel 0's four messages on the link back to back when it reached them, and
+  // channel 1's waited for all four: done at 5 t.)
+  core::Schedule s(header(2, rate_bound("LL128", kRate / 2)));
+  s.begin_rank(0);
+  for (std::uint32_t stream : {0, 0, 0, 0, 1}) {
+    s.set_stream(stream);
+    s.send(1, {Buffer::data, 0, kM});
+  }
+  s.begin_rank(1);
+  for (std::uint32_t stream : {0, 0, 0, 0, 1}) {
+    s.set_stream(stream);
+    s.recv(0, {Buffer::data, 0, kM});
+  }
+  s.finish();
+  core::RunOptions timeline;
+  timeline.timeline = true;
+  const double t = static_cast<double>(kM) / kRate;
+  const auto r = engines::LogGPEngine{}.run(s, mesh(2), timeline);
+  CHECK(r.timeline.at(4).end.value == Approx(2 * t)); // channel 1's send
+  CHECK(r.timeline.at(3).end.value == Approx(8 * t)); // channel 0's last: starts at 6 t
+}
+
+TEST_CASE("a rate-bound channel's message is not all in before its sender has moved it, on both "
+          "engines",
+          "[engines][simgrid]") {
+  // Rank 0 sends to rank 1 at a quarter of the link rate; rank 1 forwards what it received to
+  // rank 2 the same way. The data reaches rank 1 at 4 t (the sender's block moves it), so the
+  // relay ends at 8 t. (Until 2026-12-04 simgrid handed rank 1 the data when the flow ended, at
+  // the link rate, t: the relay ended at 5 t while loggp said 8 t.)
+  core::Schedule s(header(3, rate_bound("LL", kRate / 4)));
+  s.begin_rank(0);
+  s.send(1, {Buffer::data, 0, kM});
+  s.begin_rank(1);
+  const std::uint32_t in = s.recv(0, {Buffer::data, 0, kM});
+  s.send(2, {Buffer::data, 0, kM}, {in});
+  s.begin_rank(2);
+  s.recv(1, {Buffer::data, 0, kM});
+  s.finish();
+  const double t = static_cast<double>(kM) / kRate;
+  CHECK(engines::LogGPEngine{}.run(s, mesh(3), {}).time.value == Approx(8 * t));
+  CHECK(engines::SimgridEngine{}.run(s, mesh(3), {}).time.value == Approx(8 * t));
 }

@@ -63,7 +63,14 @@ public:
     }
     wake_senders();
     while (!queue_.empty()) {
-      arrive(queue_.pop());
+      const Arrival a = queue_.pop();
+      if ((a.rank & kSendEvent) != 0) {
+        const Rank r = a.rank & ~kSendEvent;
+        send(a.recv, r, a.time());
+        issue_rank(r); // what waited for the send
+      } else {
+        arrive(a);
+      }
       wake_senders();
     }
     core::RunResult res;
@@ -210,64 +217,15 @@ private:
       const OpKind k = s_.kind(id);
       const std::uint64_t m = s_.length(id);
       switch (k) {
-      case OpKind::send: {
-        const Rank peer = s_.peer(id);
-        const core::RouteCost& rc = routes_.get(r, peer);
-        PortState& ps = per_link_ ? rs.port_for(routes_.end_links(r, peer).first) : rs.port;
-        double* stream_free = nullptr;
-        if (capped_ && !rs.agent) {
-          if (rs.stream_free.empty()) {
-            rs.stream_free.assign(core::Schedule::kMaxStreams, 0.0);
-          }
-          stream_free = &rs.stream_free[s_.stream(id)];
-        }
-        const double o = overhead(ep, r, peer);
-        // Over a shared-memory flag protocol (intra_node_overhead set) the reader copies: the
-        // sender publishes its buffer and raises a flag, the receiver's port moves the data
-        // (arrive()), so a rank read by many peers is not serialised by their copies.
-        const double duration =
-            reader_copies(r, peer) ? 0.0 : rate_time(wire_bytes(m, r, peer), rc.bottleneck);
-        double start = 0.0;
-        double finish = 0.0;
-        if (stream_free == nullptr) {
-          start =
-              rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
-          ps.inject_free = start + o + duration;
-          finish = start + o + duration;
+      case OpKind::send:
+        if (multi_lane(r)) {
+          // A port takes the messages of a rank's streams in the order they become ready (see
+          // kSendEvent), not in the order this loop reaches them.
+          queue_.push(Arrival{ready, id, r | kSendEvent});
         } else {
-          // A channel's thread block moves its payload at most at the stream rate, one message
-          // after another; the link takes the messages of all channels in the order they are
-          // issued, each for its wire time, so it serves other channels while one is rate-bound
-          // (the link's backlog is reserved at issue, not at the rate-bound start).
-          // The overhead o and gap g are the block's own (each channel's thread block issues
-          // its messages; they do not wait for another channel's rate-bound ones).
-          const double link = std::max({ready, ps.send_free, ps.inject_free - o});
-          ps.inject_free = link + o + duration;
-          ps.send_free = link + ep.gap.value;
-          start = std::max(ready, *stream_free - o);
-          finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), ps.inject_free);
-          *stream_free = finish;
+          send(id, r, ready);
         }
-        if (stream_free == nullptr) {
-          ps.cpu_free = start + o;
-          ps.send_free = start + ep.gap.value;
-        }
-        const double inject = start + o;
-        done(id, r, start, finish);
-        const OpId recv = ops_[id].partner();
-        if (!wire_.empty()) {
-          wire_[recv].first = inject;
-        }
-        queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, peer});
-        // The arrival is handled after the other ranks' events of this wave: load what it will
-        // touch now, so those loads overlap instead of each stalling on memory.
-        __builtin_prefetch(ops_.data() + recv);
-        __builtin_prefetch(&ranks_[peer]);
-        s_.prefetch(recv);
-        ++messages_;
-        bytes_ += m;
         break;
-      }
       case OpKind::recv:
       case OpKind::recv_reduce:
         if (ops_[id].state() == kArrived) {
@@ -282,6 +240,74 @@ private:
       case OpKind::calc: done(id, r, ready, ready + s_.calc_time(id).value); break;
       }
     }
+  }
+
+  /// Sends `id` of participant r, ready at `ready`: LogGP's o, g and G on its port, then the
+  /// arrival at the receiver.
+  void send(OpId id, Rank r, double ready) {
+    RankState& rs = ranks_[r];
+    const core::EndpointParams& ep = *rs.endpoint;
+    const std::uint64_t m = s_.length(id);
+    const Rank peer = s_.peer(id);
+    const core::RouteCost& rc = routes_.get(r, peer);
+    PortState& ps = per_link_ ? rs.port_for(routes_.end_links(r, peer).first) : rs.port;
+    double* stream_free = nullptr;
+    if (capped_ && !rs.agent) {
+      if (rs.stream_free.empty()) {
+        rs.stream_free.assign(core::Schedule::kMaxStreams, 0.0);
+      }
+      stream_free = &rs.stream_free[s_.stream(id)];
+    }
+    const double o = overhead(ep, r, peer);
+    // Over a shared-memory flag protocol (intra_node_overhead set) the reader copies: the
+    // sender publishes its buffer and raises a flag, the receiver's port moves the data
+    // (arrive()), so a rank read by many peers is not serialised by their copies.
+    const double duration =
+        reader_copies(r, peer) ? 0.0 : rate_time(wire_bytes(m, r, peer), rc.bottleneck);
+    double start = 0.0;
+    double finish = 0.0;
+    if (stream_free == nullptr) {
+      start = rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
+      ps.inject_free = start + o + duration;
+      finish = start + o + duration;
+    } else {
+      // A channel's thread block moves its payload at most at the stream rate, one message
+      // after another, paying its own o (each channel's block issues its own messages). The
+      // link carries the messages of all channels: each takes its wire time somewhere on the
+      // link while its block moves it, at the first free stretch from its start (PortCalendar),
+      // so a rate-bound channel leaves room for the others as the link does.
+      start = std::max(ready, *stream_free - o);
+      const double on_link = ps.calendar.reserve(start + o, duration, ready);
+      finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), on_link);
+      *stream_free = finish;
+    }
+    if (stream_free == nullptr) {
+      ps.cpu_free = start + o;
+      ps.send_free = start + ep.gap.value;
+    }
+    const double inject = start + o;
+    done(id, r, start, finish);
+    const OpId recv = ops_[id].partner();
+    if (!wire_.empty()) {
+      wire_[recv].first = inject;
+    }
+    queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, peer});
+    // The arrival is handled after the other ranks' events of this wave: load what it will
+    // touch now, so those loads overlap instead of each stalling on memory.
+    __builtin_prefetch(ops_.data() + recv);
+    __builtin_prefetch(&ranks_[peer]);
+    s_.prefetch(recv);
+    ++messages_;
+    bytes_ += m;
+  }
+
+  /// Whether participant r issues on several streams (NCCL's channels). Its sends then go through
+  /// the event queue at their ready time: a lane that runs ahead would otherwise reserve its port
+  /// far into the future, and another stream's message, ready earlier, would queue behind that
+  /// whole backlog where the link serves it first (SimGrid's max-min sharing does; so does the
+  /// hardware: a link carries what is there).
+  [[nodiscard]] bool multi_lane(Rank r) const {
+    return !ranks_[r].agent && lanes_.first_lane(r + 1) - lanes_.first_lane(r) > 1;
   }
 
   /// Whether the receiver, not the sender, moves the data of a message from a to b: inside a node

@@ -38,8 +38,14 @@ struct OpState {
 #pragma pack(pop)
 static_assert(sizeof(OpState) == 12);
 
-/// A message's first byte reaching its receiver. The key packs (time, receive id) so that one
-/// integer comparison orders events: non-negative doubles order like their bit patterns.
+/// Marks an event that is not an arrival but a send of participant (rank & ~kSendEvent) becoming
+/// ready (`recv` then holds the send): sends of a rank with several streams take their port in
+/// time order through the same queue.
+constexpr Rank kSendEvent = Rank{1} << 31;
+
+/// A message's first byte reaching its receiver (or, with kSendEvent, a send becoming ready). The
+/// key packs (time, receive id) so that one integer comparison orders events: non-negative doubles
+/// order like their bit patterns.
 struct Arrival {
   std::uint64_t time_bits;
   OpId recv;
@@ -143,12 +149,59 @@ struct LaneState {
   double last_issue = 0.0;
 };
 
+/// When a link is busy, as sorted disjoint stretches [begin, end): the messages of rate-bound
+/// channels (core::Protocol::stream_bandwidth) each take their wire time at the first free
+/// stretch from when their channel starts them, so channels interleave on the link instead of
+/// one channel's backlog delaying all others.
+class PortCalendar {
+public:
+  /// Books `duration` seconds at the first free stretch from `from`; returns its end. Stretches
+  /// ending before `horizon` are forgotten: no later booking starts before it.
+  double reserve(double from, double duration, double horizon) {
+    std::size_t drop = 0;
+    while (drop < busy_.size() && busy_[drop].second <= horizon) {
+      ++drop;
+    }
+    busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(drop));
+    double at = from;
+    std::size_t i = 0;
+    for (; i < busy_.size(); ++i) {
+      if (busy_[i].second <= at) {
+        continue;
+      }
+      if (busy_[i].first >= at + duration) {
+        break;
+      }
+      at = std::max(at, busy_[i].second);
+    }
+    const double end = at + duration;
+    // Insert at i, merged with the stretches it touches.
+    const bool join_prev = i > 0 && busy_[i - 1].second >= at;
+    const bool join_next = i < busy_.size() && busy_[i].first <= end;
+    if (join_prev && join_next) {
+      busy_[i - 1].second = busy_[i].second;
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (join_prev) {
+      busy_[i - 1].second = end;
+    } else if (join_next) {
+      busy_[i].first = at;
+    } else {
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), {at, end});
+    }
+    return end;
+  }
+
+private:
+  std::vector<std::pair<double, double>> busy_;
+};
+
 /// One port of a participant: LogGP's o, g and G state for the messages it serialises.
 struct PortState {
   double cpu_free = 0.0;
   double send_free = 0.0;   // earliest start of the next send (gap g)
   double inject_free = 0.0; // the send port is injecting until then
   double recv_free = 0.0;
+  PortCalendar calendar; // sends of rate-bound channels
 };
 
 struct RankState {

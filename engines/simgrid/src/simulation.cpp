@@ -66,17 +66,7 @@ public:
         }
       }
     }
-    node_key_.resize(s.participants());
-    const auto devices = core::participant_devices(s, t, "simgrid");
-    for (Rank r = 0; r < s.participants(); ++r) {
-      node_key_[r] = (std::uint64_t{1} << 40) + r;
-      if (!devices.empty()) {
-        const core::Device& d = t.devices()[devices[r]];
-        if (d.kind != core::DeviceKind::network_switch) {
-          node_key_[r] = d.node;
-        }
-      }
-    }
+    node_key_ = node_keys(s, t);
     build_platform();
     if (opt.messages || opt.link_loads) {
       wire_.assign(s.op_count(), {0.0, 0.0});
@@ -246,15 +236,26 @@ private:
       } else if (ops_[send].state != kDone) {
         complete(send, ops_[send].end); // its injection ended before the data was in
       }
-      ops_[recv].arrived = true;
-      ops_[recv].end = now();
-      if (ops_[recv].state == kIssued) {
-        finish_receive(recv);
+      const double due = ops_[recv].data_due;
+      if (due - now() > kEpsilon) {
+        start_exec(s_.peer(send), due - now(), Ev::arrive, recv);
+      } else {
+        arrive(recv);
       }
       break;
     }
+    case Ev::arrive: arrive(ev.subject); break;
     }
     drain();
+  }
+
+  /// The data of receive `recv` is in.
+  void arrive(OpId recv) {
+    ops_[recv].arrived = true;
+    ops_[recv].end = now();
+    if (ops_[recv].state == kIssued) {
+      finish_receive(recv);
+    }
   }
 
   // --- the program ----------------------------------------------------------------------------
@@ -413,6 +414,9 @@ private:
         // ... and not before its thread block has moved it (on_completion waits for that).
         *stream_free = inject + rate_time(m, protocol_.stream_bandwidth);
         st.end = std::max(st.end, *stream_free);
+        // Its receiver has the last byte no earlier than one route latency later (as on loggp,
+        // whose arrival waits for the stream rate too).
+        ops_[partner_[id]].data_due = *stream_free + route.latency + extra_latency(route, r, peer);
       }
       double begin = inject + extra_latency(route, r, peer);
       if (protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes) {
@@ -559,10 +563,6 @@ private:
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<Rank> work_;
   std::vector<OpId> ready_; // sends ready to leave their rank, waiting for drain
-  struct DelayGroup {
-    double time = 0.0;
-    std::vector<OpId> sends;
-  };
   std::vector<DelayGroup> delay_groups_;
   std::vector<std::uint32_t> free_groups_;
   std::map<double, std::uint32_t> delay_at_; // pending groups by due time
@@ -571,29 +571,10 @@ private:
   std::uint64_t bytes_ = 0;
   core::Protocol protocol_;
   bool plain_ = true;
-  /// Per participant: equal keys share a node (a protocol's intra-node latency applies). On a full
-  /// mesh every rank is a node of its own; network switches belong to no node.
-  std::vector<std::uint64_t> node_key_;
+  std::vector<std::uint64_t> node_key_; // node_keys()
 };
 
 } // namespace
-
-void precheck(const core::Schedule& s, const core::Topology& t) {
-  if (t.rank_count() < s.ranks()) {
-    throw core::EngineError(fmt::format(
-        "simgrid: the schedule has {} ranks but the topology only {}", s.ranks(), t.rank_count()));
-  }
-  if (s.participants() > kMaxParticipants) {
-    throw core::EngineError(fmt::format(
-        "simgrid: {} participants is more than the SimGrid engine takes ({}: it builds a full "
-        "routing table); use --engine loggp",
-        s.participants(), kMaxParticipants));
-  }
-  if (core::match_messages(s, [](OpId, OpId) {}) != 0) {
-    throw core::EngineError("simgrid: the schedule has unmatched messages (run `collsim verify`)");
-  }
-  (void)core::participant_devices(s, t, "simgrid");
-}
 
 core::RunResult simulate(const core::Schedule& schedule, const core::Topology& topology,
                          const core::RunOptions& options, const core::SimgridSpec& settings) {

@@ -27,7 +27,7 @@ constexpr std::uint32_t kMaxParticipants = 8192;
 /// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
 constexpr double kEpsilon = 1e-12;
 
-enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, launch };
+enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, launch, arrive };
 
 struct Event {
   sg4::ActivityPtr activity;
@@ -44,6 +44,15 @@ struct OpState {
   std::uint8_t state = kPending;
   bool arrived = false; // receives: the matching message is in
   bool timer = false;   // sends: a timer will mark it done (send_done_by_now)
+  /// Receives of a rate-bound channel's message: the data is not all in before the sender's
+  /// thread block has produced it at the stream rate and its last byte has crossed the route.
+  double data_due = 0.0;
+};
+
+/// Sends held until one instant (Simulation::delay_until).
+struct DelayGroup {
+  double time = 0.0;
+  std::vector<OpId> sends;
 };
 
 struct LaneState {
