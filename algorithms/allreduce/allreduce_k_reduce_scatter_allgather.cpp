@@ -6,7 +6,10 @@
 // MPICH's default), with the step-1/step-3 fold and the step-2 neighbours of recexch (see
 // allreduce_recexch.cpp and detail::recexch_neighbours):
 //   blocks: the p_k participants own one block each, in step-2 rank order; block i is
-//     [i q, (i+1) q) with q = floor(n / p_k), the last block taking the remainder (MPICH's cnts).
+//     [i q, (i+1) q) with q = floor(count / p_k) elements, the last block taking the remainder
+//     (MPICH's cnts, in elements of the datatype: collsim's collectives are 4-byte floats, as
+//     nccl-tests and OSU run them, core/result.hpp; a vector of fewer elements than blocks is all
+//     in the last block).
 //   R(v): step-2 rank v with its L = log_k p_k base-k digits reversed. The window of u at level j
 //     is the k^j blocks starting at floor(u / k^j) k^j.
 //   step 1: a non-participant sends its vector to its partner; a participant receives each of its
@@ -28,9 +31,10 @@
 // the first step); step 3's sends likewise wait for the last step.
 //
 // Cost: about 2 log_k p (k-1) a + 2(p-1)/p n b + (p-1)/p n g (algorithms.md). Exact for k = 2, p a
-// power of two and p dividing n: 2 lg p a + 2(p-1)/p n b + (p-1)/p n g (Rabenseifner). With k > 2
-// a rank meets its k-1 neighbours in digit order while each neighbour does the same, so ranks wait
-// on one another unevenly; with a fold, the ranks it does not involve start early; cost() declines.
+// power of two and p dividing the element count n / 4: 2 lg p a + 2(p-1)/p n b + (p-1)/p n g
+// (Rabenseifner). With k > 2 a rank meets its k-1 neighbours in digit order while each neighbour
+// does the same, so ranks wait on one another unevenly; with a fold, the ranks it does not involve
+// start early; cost() declines.
 
 #include "allreduce/allreduce_algorithms.hpp"
 #include "generator_support.hpp"
@@ -48,6 +52,7 @@ using detail::OpCounts;
 constexpr const char* kName = "k_reduce_scatter_allgather";
 constexpr const char* kRadix = "radix";
 constexpr std::int64_t kMaxRadix = 64;
+constexpr std::uint64_t kElement = 4; // bytes of one element (MPI_FLOAT)
 
 std::uint32_t radix_of(const Request& req) {
   const auto it = req.params.find(kRadix);
@@ -100,7 +105,7 @@ void build(const Request& req, Out& out) {
       continue;
     }
     const std::uint64_t blocks = nb.power;
-    const std::uint64_t q = n / blocks;
+    const std::uint64_t q = n / kElement / blocks * kElement; // bytes of a block but the last
     const auto phases = static_cast<std::uint32_t>(nb.step2.size());
     // Bytes of the window of u at level j: blocks [floor(u / k^j) k^j, + k^j).
     const auto window = [&](std::uint64_t u, std::uint32_t j, core::Buffer buffer) {
@@ -199,7 +204,7 @@ std::optional<CostTerms> k_rsag_cost(const Request& req) {
   if (p == 1) {
     return CostTerms{};
   }
-  if (radix_of(req) != 2 || !std::has_single_bit(p) || n % p != 0) {
+  if (radix_of(req) != 2 || !std::has_single_bit(p) || n % (kElement * p) != 0) {
     return std::nullopt;
   }
   const auto lg = static_cast<double>(detail::floor_log2(p));
@@ -222,7 +227,8 @@ AlgorithmInfo describe_allreduce_k_reduce_scatter_allgather() {
   a.check = [](const Request& req) { return detail::size_limit_refusal(k_rsag_counts(req)); };
   a.generate = generate_k_rsag;
   a.cost = k_rsag_cost;
-  a.cost_formula = "k = 2, p = 2^m dividing n: 2 lg p a + 2(p-1)/p n b + (p-1)/p n g; otherwise "
+  a.cost_formula = "k = 2, p = 2^m dividing the element count n/4: 2 lg p a + 2(p-1)/p n b + "
+                   "(p-1)/p n g; otherwise "
                    "about 2 log_k p (k-1) a + 2(p-1)/p n b + (p-1)/p n g (not exact)";
   return a;
 }

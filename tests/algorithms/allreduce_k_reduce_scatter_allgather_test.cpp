@@ -48,16 +48,25 @@ TEST_CASE("k_reduce_scatter_allgather with radix 3 shrinks the window threefold 
   }
 }
 
-TEST_CASE("k_reduce_scatter_allgather gives the remainder to the last block, as MPICH",
+TEST_CASE("k_reduce_scatter_allgather cuts blocks in elements and gives the remainder to the "
+          "last block, as MPICH",
           "[algorithms][allreduce][k_reduce_scatter_allgather]") {
-  // 10 bytes over 4 participants: blocks of 2, 2, 2 and 4 bytes; rank 3 owns block R(3) = 3.
-  const auto t = testing::traffic(generate(4, 10));
-  CHECK(t[3].reduced_bytes == 6 + 4);
-  CHECK(t[0].reduced_bytes == 4 + 2);
-  CHECK(generate(4, 10).header().tmp_bytes == 10);
+  // 40 bytes (10 floats) over 4 participants: blocks of 2, 2, 2 and 4 elements (8, 8, 8 and 16
+  // bytes); rank 3 owns block R(3) = 3.
+  const auto t = testing::traffic(generate(4, 40));
+  CHECK(t[3].reduced_bytes == 24 + 16);
+  CHECK(t[0].reduced_bytes == 16 + 8);
+  CHECK(generate(4, 40).header().tmp_bytes == 40);
+  // 8 bytes are 2 elements, fewer than the blocks: all in the last block (MPICH's count / 4 = 0
+  // per block), so rank 0 reduces nothing and rank 3 the whole vector twice. Cut in bytes, each
+  // block would hold 2 bytes, and 8 B would take longer than 64 B on 64 ranks (the property
+  // sweep found it, docs/testing.md).
+  const auto small = testing::traffic(generate(4, 8));
+  CHECK(small[0].reduced_bytes == 0);
+  CHECK(small[3].reduced_bytes == 8 + 8);
 }
 
-TEST_CASE("k_reduce_scatter_allgather declares Rabenseifner's cost for radix 2, 2^m | n",
+TEST_CASE("k_reduce_scatter_allgather declares Rabenseifner's cost for radix 2, 2^m | n / 4",
           "[algorithms][allreduce][k_reduce_scatter_allgather]") {
   const auto c = cost(8, 800);
   REQUIRE(c.has_value());
@@ -65,6 +74,7 @@ TEST_CASE("k_reduce_scatter_allgather declares Rabenseifner's cost for radix 2, 
   CHECK(c->beta_bytes == 1400.0);
   CHECK(c->gamma_bytes == 700.0);
   CHECK_FALSE(cost(8, 801).has_value());
+  CHECK_FALSE(cost(8, 808).has_value()); // 202 elements: 8 does not divide them
   CHECK_FALSE(cost(9, 900, {{"radix", 3}}).has_value());
   CHECK_FALSE(cost(6, 600).has_value());
 }
