@@ -90,9 +90,10 @@ charts::ChartModel study_chart(const core::Scenario& scenario, const PlotArgs& a
   case charts::ChartKind::crossover: return charts::crossover_chart(tables, a.ranks);
   case charts::ChartKind::busbw: return charts::busbw_chart(tables, a.ranks);
   case charts::ChartKind::scaling: return charts::scaling_chart(tables, bytes);
-  case charts::ChartKind::validation: break;
+  case charts::ChartKind::validation:
+  case charts::ChartKind::breakdown: break;
   }
-  throw core::InternalError("study_chart: validation is not a study chart");
+  throw core::InternalError("study_chart: only crossover, busbw and scaling are study charts");
 }
 
 charts::ChartModel validation_chart(const core::Scenario& scenario, const PlotArgs& a) {

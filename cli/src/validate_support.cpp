@@ -32,7 +32,7 @@ void add_prediction_options(CLI::App& cmd, PredictionOptions& o) {
 }
 
 Prediction prediction(const PredictionOptions& o) {
-  Prediction p{io::load_scenario(o.scenario), log_shape(o.shape), {}};
+  Prediction p{io::load_scenario(o.scenario), log_shape(o.shape), {}, nullptr};
   apply_stack_options(o.stack, p.scenario);
   p.validate.algorithm = o.algorithm;
   p.validate.engine = analysis::EngineChoice(o.engine, p.scenario);

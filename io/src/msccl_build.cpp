@@ -38,10 +38,6 @@ std::uint64_t tile_bytes(const std::string& proto) {
 /// (MSCCL_MAX_COUNT 72, exclusive).
 constexpr std::uint64_t kMaxCount = 71;
 
-bool sends(T t) {
-  return t == T::s || t == T::rcs || t == T::rrs || t == T::rrcs;
-}
-
 /// A piece of a step: `chunks` whole chunks from `first` (one message), or the slice
 /// [offset, offset + length) of chunk `first`.
 struct Piece {
