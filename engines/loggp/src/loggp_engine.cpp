@@ -269,6 +269,8 @@ private:
     if (stream_free == nullptr) {
       start = rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
       ps.inject_free = start + o + duration;
+      ps.cpu_free = start + o;
+      ps.send_free = start + ep.gap.value;
       finish = start + o + duration;
     } else {
       // A channel's thread block moves its payload at most at the stream rate, one message
@@ -280,10 +282,6 @@ private:
       const double on_link = ps.calendar.reserve(start + o, duration, ready);
       finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), on_link);
       *stream_free = finish;
-    }
-    if (stream_free == nullptr) {
-      ps.cpu_free = start + o;
-      ps.send_free = start + ep.gap.value;
     }
     const double inject = start + o;
     done(id, r, start, finish);
