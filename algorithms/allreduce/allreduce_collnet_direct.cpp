@@ -14,12 +14,18 @@
 // heads, shard j belongs to head j mod h, so every node hands every shard to the switch once even
 // when nodes differ (a partial last node).
 //
-// Schedule, rank r of node k (m ranks), owner(j) its node's head of shard j:
-//   1. for every shard j it does not own: send shard j to owner(j);
+// Schedule, rank r at place l of node k (m ranks, h heads), owner(j) its node's head of shard j:
+//   1. for every shard j it does not own: send shard j to owner(j), head by head from head l mod h
+//      on (cyclically; a head's shards ascending): NCCL rotates each rank's scatter and gather
+//      peers by `shift` = localRank mod nHeads (src/graph/connect.cc; prims_simple.h,
+//      ScatterGatherOp: "peer offset to avoid all ranks sending to or receiving from same peer"),
+//      so the heads receive from different ranks at once instead of all ranks sending to head 0
+//      first;
 //   2. for every shard j it owns (ascending): recv_reduce shard j from every other rank of the node
-//      (into data, each waiting for the previous); with more than one node send shard j to the
-//      switch; then receive the switch's result into data (waiting for that send) and send it to
-//      every other rank of the node. On one node each shard goes back right after its reduction;
+//      in the order their scatters reach it (each waiting for the previous); with more than one
+//      node send shard j to the switch; then receive the switch's result into data (waiting for
+//      that send) and send it to every other rank of the node, from the one after r on
+//      (cyclically). On one node each shard goes back right after its reduction;
 //      with a switch, every owned shard is handed to the switch before the first result is
 //      awaited (waiting for one round trip per shard would serialise them);
 //   3. for every shard j it does not own: receive it from owner(j) into data (waiting for the send
@@ -96,6 +102,23 @@ std::string refusal(const Plan& plan) {
   return detail::innet::network_switch_refusal(plan.fabric, kName);
 }
 
+/// Rank r's place among its node's ranks (ascending).
+std::uint32_t local_index(const std::vector<core::Rank>& members, core::Rank r) {
+  return static_cast<std::uint32_t>(std::lower_bound(members.begin(), members.end(), r) -
+                                    members.begin());
+}
+
+/// The ranks of a node in the order their scatter reaches head `hi` of h: a rank at place l
+/// starts at head l mod h, so it reaches head hi after (hi - l) mod h others.
+std::vector<core::Rank> by_arrival(const std::vector<core::Rank>& members, std::uint32_t hi,
+                                   std::uint32_t h) {
+  std::vector<core::Rank> order = members;
+  const auto turn = [&](core::Rank q) { return (hi + h - local_index(members, q) % h) % h; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](core::Rank a, core::Rank b) { return turn(a) < turn(b); });
+  return order;
+}
+
 void emit(const Request& req, const Plan& plan, Emitter& e) {
   const std::uint32_t p = req.ranks;
   if (p < 2) {
@@ -120,9 +143,15 @@ void emit(const Request& req, const Plan& plan, Emitter& e) {
     e.begin(r);
     const std::uint32_t k = layout.node[r];
     const auto& members = layout.members[k];
-    for (std::uint32_t j = 0; j < shards; ++j) {
-      if (owner(k, j) != r) {
-        sent[j] = e.send(owner(k, j), shard(j));
+    const auto& heads = plan.heads[k];
+    const auto h = static_cast<std::uint32_t>(heads.size());
+    const std::uint32_t local = local_index(members, r);
+    // NCCL's scatter starts at the head after its own place (`shift`), so that the ranks of a
+    // node do not all send to one head first; per head its shards in ascending order.
+    for (std::uint32_t t = 0; t < h; ++t) {
+      const std::uint32_t hi = (local + t) % h;
+      for (std::uint32_t j = hi; heads[hi] != r && j < shards; j += h) {
+        sent[j] = e.send(heads[hi], shard(j));
       }
     }
     owned.clear();
@@ -136,8 +165,10 @@ void emit(const Request& req, const Plan& plan, Emitter& e) {
         count, network ? count : 0U,
         [&](std::uint32_t i) {
           const std::uint32_t j = owned[i];
+          // Reduced in the order the shards arrive: the member whose scatter reaches this head
+          // first (NCCL's head reduces all of them at once, recvReduceDirectSend over its fan).
           std::uint32_t w = kNoDep;
-          for (core::Rank q : members) {
+          for (core::Rank q : by_arrival(members, j % h, h)) {
             if (q != r) {
               w = e.recv_reduce(q, shard(j), w);
             }
@@ -147,10 +178,11 @@ void emit(const Request& req, const Plan& plan, Emitter& e) {
         [&](std::uint32_t i) {
           const std::uint32_t j = owned[i];
           const std::uint32_t w = network ? e.recv(sw, shard(j), last[j]) : last[j];
-          for (core::Rank q : members) {
-            if (q != r) {
-              e.send(q, shard(j), w);
-            }
+          // To the members from the one after this head on: the heads' results reach
+          // different members at once (NCCL's gather is rotated by `shift` too).
+          const auto m = static_cast<std::uint32_t>(members.size());
+          for (std::uint32_t t = 1; t < m; ++t) {
+            e.send(members[(local + t) % m], shard(j), w);
           }
         });
     for (std::uint32_t j = 0; j < shards; ++j) {

@@ -170,7 +170,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     }
   } else {
     stacks::LowerContext ctx{topology, engine.nccl, algo,
-                             engine.topology ? &*engine.topology : nullptr, entry.shares_links};
+                             engine.topology ? &*engine.topology : nullptr};
     if (!engine.buffers.empty()) {
       ctx.buffers = stacks::buffers_from_name(engine.buffers);
     }
@@ -275,8 +275,7 @@ PointRun run_point(const core::Scenario& scenario, const core::StudySpec& study,
     req = with_library_params(algo, req, engine, &chosen);
   }
   const EngineEntry& entry = find_engine(one.engine);
-  stacks::LowerContext ctx{out.topology, scenario.nccl, algo, &scenario.topology,
-                           entry.shares_links};
+  stacks::LowerContext ctx{out.topology, scenario.nccl, algo, &scenario.topology};
   if (!scenario.buffers.empty()) {
     ctx.buffers = stacks::buffers_from_name(scenario.buffers);
   }

@@ -4,9 +4,9 @@
 //    calibrate`): the host's call overhead joins the kernel launch, each protocol's per-step
 //    latencies and payload efficiency are scaled by its factors.
 // 2. Link efficiency: the node's links at the rate NCCL rates them (NVLink's and PCIe's data
-//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency; inside a node,
-//    a link in the middle of routes (a PCIe uplink to host memory) shared by the GPU ports that
-//    send over it (nccl_link_share.hpp).
+//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency. (A link in
+//    the middle of routes inside a node, such as a PCIe uplink to host memory, is shared by the
+//    engines: loggp books it in time per message, engines/loggp/src/middle_links.hpp.)
 // 3. Ports. A GPU's channels run on separate thread blocks and its NVLink, PCIe and NIC paths
 //    work at once: the engines give each link of the device its own port
 //    (core::Protocol::port_per_link) instead of LogGP's single one.
@@ -21,7 +21,6 @@
 
 #include "collsim/stacks/nccl_stack.hpp"
 
-#include "nccl_link_share.hpp"
 #include "nccl_model_constants.hpp"
 
 #include "collsim/stacks/nccl_model.hpp"
@@ -201,11 +200,6 @@ public:
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
         p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto);
-      }
-      // PAT's peers change step by step: no connection stays busy. A flow-level engine shares
-      // the links itself.
-      if (*algo != Algo::pat && !ctx.engine_shares_links) {
-        p.intra_node_efficiency *= detail::intra_node_link_share(schedule, ctx.topology);
       }
     }
     schedule.set_protocol(p);

@@ -35,7 +35,8 @@ TEST_CASE("collnet_direct scatters to one head per NIC and reduces shards in the
     CAPTURE(r);
     const core::Rank base = r < 4 ? 0 : 4;
     CHECK(tr[r].sends == 2);
-    CHECK(tr[r].send_peers == std::vector<core::Rank>{base, base + 2});
+    // Places 1 and 3 of their node start at head 1 mod 2 (NCCL's shift).
+    CHECK(tr[r].send_peers == std::vector<core::Rank>{base + 2, base});
     CHECK(tr[r].send_bytes == n);
     CHECK(tr[r].recvs == 2);
     CHECK(tr[r].recv_bytes == n);
@@ -84,6 +85,34 @@ TEST_CASE("collnet_direct on one node uses no agent and takes the first ranks as
   CHECK(tp[5].send_peers == std::vector<core::Rank>{4, 4});
   CHECK(tp[4].send_peers == std::vector<core::Rank>{6, 6, 5, 5});
   CHECK(tp[6].send_peers == std::vector<core::Rank>{0, 4, 2, 4});
+}
+
+TEST_CASE("collnet_direct rotates each rank's scatter and the heads' results so that no rank "
+          "receives from all at once",
+          "[algorithms][allreduce][collnet_direct][in-network]") {
+  // One node of 4 ranks with 4 NICs: every rank a head of one shard of 100 bytes. NCCL's shift
+  // (connect.cc: localRank mod nHeads): rank r scatters to r+1, r+2, r+3 (mod 4), and a head's
+  // result goes to the ranks after it in the same order.
+  const core::Topology t = testing::innet_cluster(4, 4, false, false, 4);
+  const core::Schedule s = direct(&t, 4, 400);
+  const auto tr = testing::participant_traffic(s);
+  for (core::Rank r = 0; r < 4; ++r) {
+    CAPTURE(r);
+    const std::vector<core::Rank> next{(r + 1) % 4, (r + 2) % 4, (r + 3) % 4};
+    std::vector<core::Rank> twice = next;
+    twice.insert(twice.end(), next.begin(), next.end());
+    CHECK(tr[r].send_peers == twice);
+    CHECK(tr[r].reduced_bytes == 300);
+  }
+  // Head 2 reduces its shard in the order the scatters reach it: rank 1 (its first send), then 0,
+  // then 3 (its last).
+  std::vector<core::Rank> reduce_from;
+  for (core::OpId id = s.rank_begin(2); id < s.rank_end(2); ++id) {
+    if (s.kind(id) == core::OpKind::recv_reduce) {
+      reduce_from.push_back(s.peer(id));
+    }
+  }
+  CHECK(reduce_from == std::vector<core::Rank>{1, 0, 3});
 }
 
 TEST_CASE("collnet_direct refuses more than 8 ranks per node and several nodes without SHARP",

@@ -1,5 +1,6 @@
 #include "collsim/engines/loggp.hpp"
 #include "loggp_state.hpp"
+#include "middle_links.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
@@ -49,6 +50,9 @@ public:
     if (protocol_.fifo_slots > 0) {
       set_credits(protocol_.fifo_slots);
     }
+    if (per_link_) {
+      middle_ = MiddleLinks(s, t, routes_.devices());
+    }
     if (opt.timeline) {
       start_.assign(s.op_count(), 0.0);
     }
@@ -64,6 +68,7 @@ public:
     wake_senders();
     while (!queue_.empty()) {
       const Arrival a = queue_.pop();
+      now_ = a.time();
       if ((a.rank & kSendEvent) != 0) {
         const Rank r = a.rank & ~kSendEvent;
         send(a.recv, r, a.time());
@@ -283,7 +288,17 @@ private:
       finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), on_link);
       *stream_free = finish;
     }
-    const double inject = start + o;
+    double inject = start + o;
+    if (!middle_.empty() && duration > 0.0) {
+      // A link in the middle of the route that other ports send over (middle_links.hpp): the
+      // data flows once it has its stretch there, and the send ends no earlier than that.
+      const double through = middle_.book(r, peer, wire_bytes(m, r, peer), inject, now_);
+      inject = std::max(inject, through - duration);
+      finish = std::max(finish, through);
+      if (stream_free != nullptr) {
+        *stream_free = finish;
+      }
+    }
     done(id, r, start, finish);
     const OpId recv = ops_[id].partner();
     if (!wire_.empty()) {
@@ -415,6 +430,8 @@ private:
   core::BigVector<std::uint8_t> is_credit_; // per receive: some send waits for it
   std::vector<Rank> wake_;                  // senders to issue again after a credit returned
   core::Protocol protocol_;
+  MiddleLinks middle_;
+  double now_ = 0.0; // the time of the event being handled: no later send starts before it
   bool plain_ = true;
   bool per_link_ = false;
   bool capped_ = false;

@@ -264,6 +264,7 @@ public:
     }
     return it->second;
   }
+  [[nodiscard]] const std::vector<core::DeviceId>& devices() const { return devices_; }
   /// Whether a message from a to b stays inside one node (for a protocol's per-message latency).
   [[nodiscard]] bool same_node(Rank a, Rank b) const {
     if (t_.is_full_mesh()) {

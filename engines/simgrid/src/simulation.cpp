@@ -269,8 +269,9 @@ private:
   }
 
   /// Issues what the ranks in the worklist can issue, then lets the messages that became ready
-  /// meanwhile through their receivers' ports in receive order (loggp orders simultaneous arrivals
-  /// by receive id).
+  /// meanwhile through their receivers' ports in the order they will reach them: by route latency,
+  /// then receive id (loggp's port takes arrivals in time order, simultaneous ones by receive id;
+  /// a nearer sender's message is served before a farther one's that left at the same time).
   void drain() {
     while (!work_.empty() || !ready_.empty()) {
       while (!work_.empty()) {
@@ -281,8 +282,11 @@ private:
       }
       std::vector<OpId> batch;
       batch.swap(ready_);
-      std::sort(batch.begin(), batch.end(),
-                [this](OpId a, OpId b) { return partner_[a] < partner_[b]; });
+      std::sort(batch.begin(), batch.end(), [this](OpId a, OpId b) {
+        const double la = plan_.route(s_.rank_of(a), s_.peer(a)).latency;
+        const double lb = plan_.route(s_.rank_of(b), s_.peer(b)).latency;
+        return la != lb ? la < lb : partner_[a] < partner_[b];
+      });
       for (const OpId send : batch) {
         leave_port(send);
       }

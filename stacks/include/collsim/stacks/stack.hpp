@@ -53,9 +53,6 @@ struct LowerContext {
   /// The scenario's topology section where known (what a library reads beyond the graph, such
   /// as the CPU vendor); may be null.
   const core::TopologySpec* topology_spec = nullptr;
-  /// The engine shares links among the flows crossing them (simgrid): a stack then leaves the
-  /// sharing of links to it instead of booking it in the lowered schedule (loggp).
-  bool engine_shares_links = false;
   Buffers buffers = Buffers::device;
   /// The scenario's `mpi:` section (the MPI stacks' thresholds and per-call cost); may be null.
   const core::MpiSpec* mpi = nullptr;

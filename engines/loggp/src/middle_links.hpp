@@ -1,0 +1,106 @@
+#pragma once
+// Links in the middle of routes inside a node that several ports send over (internal to the
+// loggp engine; loggp_engine.cpp books them).
+//
+// With a port per link (core::Protocol::port_per_link) a GPU's messages leave through the first
+// link of their route and arrive through the last, each link a port of its own. A link between
+// them can still be crossed by messages from several ports: the uplink of a PCIe switch to the
+// CPU when peer-to-peer is off, the CPU's links when two switches exchange, an intermediate GPU's
+// NVLink. NCCL's topology search books every channel's bandwidth on each link of its path
+// (src/graph/search.cc, followPath subtracts the channel's bandwidth from every link it crosses),
+// and the hardware serves what crosses at once; LogGP's ports alone would let every sender use
+// such a link at its full rate. So a middle link that two or more first links send over gets a
+// calendar of its own (PortCalendar): a message takes its wire time on it at the first free
+// stretch from when it starts, and its data reaches the receiver no earlier than the end of that
+// stretch. Messages that do not overlap in time keep the full rate (a reduce followed by a
+// broadcast over one uplink), which a static share of the link could not tell apart.
+//
+// Only messages inside a node: between nodes the NIC's rail and the fabric are the simgrid
+// engine's to share (as the ports between nodes always were).
+
+#include "loggp_state.hpp"
+
+#include <map>
+#include <set>
+#include <span>
+
+namespace collsim::engines::loggp_detail {
+
+class MiddleLinks {
+public:
+  /// One shared link of a route: its calendar and its rate.
+  struct Hop {
+    std::uint32_t calendar;
+    double bytes_per_second;
+  };
+
+  MiddleLinks() = default;
+  /// The shared middle links of every ordered pair of ranks that exchange a message inside one
+  /// node; `devices` is the device of each participant.
+  MiddleLinks(const core::Schedule& s, const core::Topology& t,
+              const std::vector<core::DeviceId>& devices) {
+    if (t.is_full_mesh()) {
+      return; // every pair has its own link: nothing in the middle
+    }
+    std::set<std::pair<Rank, Rank>> pairs;
+    for (Rank r = 0; r < s.ranks(); ++r) {
+      for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+        const Rank peer = s.peer(id);
+        if (s.kind(id) == OpKind::send && peer < s.ranks() && peer != r &&
+            t.devices()[devices[r]].node == t.devices()[devices[peer]].node) {
+          pairs.emplace(r, peer);
+        }
+      }
+    }
+    std::map<std::pair<Rank, Rank>, std::vector<core::LinkId>> routes;
+    std::map<core::LinkId, std::set<core::LinkId>> ports; // middle link -> first links over it
+    for (const auto& pair : pairs) {
+      std::vector<core::LinkId> path = t.route_between(devices[pair.first], devices[pair.second]);
+      for (std::size_t i = 1; i + 1 < path.size(); ++i) {
+        ports[path[i]].insert(path.front());
+      }
+      routes.emplace(pair, std::move(path));
+    }
+    std::map<core::LinkId, std::uint32_t> calendar_of;
+    for (const auto& [pair, path] : routes) {
+      std::vector<Hop> hops;
+      for (std::size_t i = 1; i + 1 < path.size(); ++i) {
+        if (ports[path[i]].size() < 2) {
+          continue;
+        }
+        const auto [it, added] =
+            calendar_of.emplace(path[i], static_cast<std::uint32_t>(calendar_of.size()));
+        hops.push_back({it->second, t.links()[path[i]].bandwidth.bytes_per_second});
+      }
+      if (!hops.empty()) {
+        hops_.emplace((static_cast<std::uint64_t>(pair.first) << 32) | pair.second,
+                      std::move(hops));
+      }
+    }
+    calendars_.resize(calendar_of.size());
+  }
+
+  [[nodiscard]] bool empty() const { return hops_.empty(); }
+
+  /// Books `bytes` from a to b on each shared middle link of their route, at its first free
+  /// stretch from `from` (stretches ending before `horizon` are forgotten); returns when the
+  /// last of them ends, `from` where the route has none.
+  double book(Rank a, Rank b, std::uint64_t bytes, double from, double horizon) {
+    const auto it = hops_.find((static_cast<std::uint64_t>(a) << 32) | b);
+    if (it == hops_.end()) {
+      return from;
+    }
+    double end = from;
+    for (const Hop& h : it->second) {
+      end = std::max(end, calendars_[h.calendar].reserve(
+                              from, static_cast<double>(bytes) / h.bytes_per_second, horizon));
+    }
+    return end;
+  }
+
+private:
+  std::unordered_map<std::uint64_t, std::vector<Hop>> hops_;
+  std::vector<PortCalendar> calendars_;
+};
+
+} // namespace collsim::engines::loggp_detail

@@ -1,0 +1,154 @@
+// Links that several ports use, and the order a port takes simultaneous arrivals in: the loggp
+// engine books a link in the middle of routes inside a node per message
+// (engines/loggp/src/middle_links.hpp), and the simgrid engine lets messages that leave at once
+// through a receiver's port in arrival order, as loggp does (docs/engines.md).
+
+#include "collsim/engines/loggp.hpp"
+#include "collsim/engines/simgrid.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+
+using namespace collsim;
+using core::Buffer;
+
+namespace {
+
+core::Device named(std::string name) {
+  core::Device d;
+  d.name = std::move(name);
+  return d;
+}
+
+constexpr double kRate = 10e9;           // B/s per link
+constexpr std::uint64_t kM = 10'000'000; // bytes per message: 1 ms on a link
+constexpr double kT = static_cast<double>(kM) / kRate;
+
+/// Four GPUs of one node: 0 and 1 under switch a, 2 and 3 under switch b, the switches joined by
+/// one link each way (the middle of every route from {0, 1} to {2, 3}).
+core::Topology two_switches() {
+  core::Topology t;
+  const auto a = t.add_device(named("a"));
+  const auto b = t.add_device(named("b"));
+  t.add_duplex(a, b, core::Bandwidth{kRate}, core::Seconds{0.0}, core::LinkKind::pcie);
+  std::vector<core::DeviceId> gpus;
+  for (std::size_t g = 0; g < 4; ++g) {
+    gpus.push_back(t.add_device(named(std::array{"gpu0", "gpu1", "gpu2", "gpu3"}[g])));
+    t.add_duplex(gpus.back(), g < 2 ? a : b, core::Bandwidth{kRate}, core::Seconds{0.0},
+                 core::LinkKind::pcie);
+  }
+  t.map_ranks(gpus);
+  return t;
+}
+
+core::ScheduleHeader header(std::uint32_t ranks, core::Protocol protocol) {
+  core::ScheduleHeader h;
+  h.collective = core::CollectiveKind::bcast;
+  h.ranks = ranks;
+  h.bytes = core::Bytes{kM};
+  h.data_bytes = kM;
+  h.tmp_bytes = kM;
+  h.protocol = std::move(protocol);
+  return h;
+}
+
+/// A port per link, as the NCCL stack lowers a schedule.
+core::Protocol per_link() {
+  core::Protocol p;
+  p.name = "Simple";
+  p.port_per_link = true;
+  return p;
+}
+
+/// 0 -> 2 and 1 -> 3 at once, kM bytes each.
+core::Schedule crossing(core::Protocol protocol) {
+  core::Schedule s(header(4, std::move(protocol)));
+  s.begin_rank(0);
+  s.send(2, {Buffer::data, 0, kM});
+  s.begin_rank(1);
+  s.send(3, {Buffer::data, 0, kM});
+  s.begin_rank(2);
+  s.recv(0, {Buffer::data, 0, kM});
+  s.begin_rank(3);
+  s.recv(1, {Buffer::data, 0, kM});
+  s.finish();
+  return s;
+}
+
+double loggp(const core::Schedule& s, const core::Topology& t) {
+  return engines::LogGPEngine{}.run(s, t, {}).time.value;
+}
+double simgrid(const core::Schedule& s, const core::Topology& t) {
+  return engines::SimgridEngine{}.run(s, t, {}).time.value;
+}
+
+} // namespace
+
+TEST_CASE("a link in the middle of routes is shared by the messages that cross it at once, not "
+          "by those that never meet",
+          "[engines][loggp][simgrid]") {
+  const core::Topology t = two_switches();
+  SECTION("0 -> 2 and 1 -> 3 at once: the switches' link carries both") {
+    const core::Schedule s = crossing(per_link());
+    CHECK(loggp(s, t) == Approx(2 * kT));
+    CHECK(simgrid(s, t) == Approx(2 * kT).epsilon(0.01));
+  }
+  SECTION("0 -> 2, then 1 -> 3 once 1 has heard from 2: each has the link to itself") {
+    core::Schedule s(header(4, per_link()));
+    s.begin_rank(0);
+    s.send(2, {Buffer::data, 0, kM});
+    s.begin_rank(1);
+    const std::uint32_t heard = s.recv(2, {Buffer::data, 0, 8});
+    s.send(3, {Buffer::data, 0, kM}, {heard});
+    s.begin_rank(2);
+    const std::uint32_t got = s.recv(0, {Buffer::data, 0, kM});
+    s.send(1, {Buffer::data, 0, 8}, {got});
+    s.begin_rank(3);
+    s.recv(1, {Buffer::data, 0, kM});
+    s.finish();
+    // Two whole messages one after the other (and 8 bytes between): not twice that, which a
+    // static half of the link for every message inside the node charged.
+    CHECK(loggp(s, t) == Approx(2 * kT).epsilon(1e-4));
+    CHECK(simgrid(s, t) == Approx(2 * kT).epsilon(0.01));
+  }
+  SECTION("LogGP's single port books no middle link") {
+    core::Protocol single;
+    single.name = "Simple";
+    CHECK(loggp(crossing(single), t) == Approx(kT));
+  }
+}
+
+TEST_CASE("simgrid lets messages that leave at once through a port in arrival order, as loggp",
+          "[engines][loggp][simgrid]") {
+  // One node, a star: rank 0 hangs from the hub; rank 1 is 1 us from it, rank 2 is 100 us away.
+  // Both send kM at once; rank 0 needs rank 2's first (its program receives from 2, then passes it
+  // on to 3).
+  core::Topology t;
+  const auto hub = t.add_device(named("hub"));
+  const double latency[] = {0.0, 1e-6, 100e-6, 0.0};
+  std::vector<core::DeviceId> ranks;
+  for (std::size_t r = 0; r < 4; ++r) {
+    ranks.push_back(t.add_device(named(std::array{"r0", "r1", "r2", "r3"}[r])));
+    t.add_duplex(ranks.back(), hub, core::Bandwidth{kRate}, core::Seconds{latency[r]},
+                 core::LinkKind::generic);
+  }
+  t.map_ranks(ranks);
+  core::Schedule s(header(4, core::Protocol{}));
+  s.begin_rank(0);
+  const std::uint32_t far = s.recv(2, {Buffer::data, 0, kM});
+  s.recv(1, {Buffer::tmp, 0, kM});
+  s.send(3, {Buffer::data, 0, kM}, {far});
+  s.begin_rank(1);
+  s.send(0, {Buffer::data, 0, kM});
+  s.begin_rank(2);
+  s.send(0, {Buffer::data, 0, kM});
+  s.begin_rank(3);
+  s.recv(0, {Buffer::data, 0, kM});
+  s.finish();
+  // The near message reaches the port first and takes it; the far one follows, so the send to 3
+  // starts after two messages' time (simgrid took the far one first, in receive order, and
+  // finished a message's time earlier).
+  const double lg = loggp(s, t);
+  CHECK(lg == Approx(3 * kT + 1e-6).epsilon(1e-5));
+  CHECK(simgrid(s, t) == Approx(lg).epsilon(0.01));
+}
