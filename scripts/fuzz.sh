@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Runs collsim's libFuzzer harnesses (tests/fuzz, docs/testing.md "Fuzzing").
 #
-#   scripts/fuzz.sh [--seconds N | --runs N] [--jobs J] [--seed S] [TARGET...]
+#   scripts/fuzz.sh [--seconds N | --runs N] [--jobs J] [--seed S] [--timeout T] [TARGET...]
 #
 # Needs the `sanitizers` build (scripts/hardening.sh makes it, or: cmake --preset sanitizers &&
 # cmake --build build/sanitizers --target collsim_fuzzers). Each target runs for N seconds (default
 # 30) or N executions on its seeds plus the corpus it grew before (build/sanitizers/fuzz/corpus),
 # J targets at a time (default: the cores), from libFuzzer's random seed S (default: a new one each
-# run; CI fixes it, so a run is repeatable). Prints one row per target, the executions and what
-# was found; a finding (crash, leak, sanitizer report, exception outside collsim's errors, time-out
-# or memory over 2 GB) leaves its input under build/sanitizers/fuzz/findings/ and makes the exit
-# status 1. A finding becomes a regression: copy the input to tests/fuzz/regressions/TARGET/.
+# run; CI fixes it, so a run is repeatable). An input running longer than T seconds (default 10) is
+# a finding; libFuzzer measures wall-clock time, so a long run at low priority beside builds wants
+# more (an input starved of the CPU for 13 s once looked like a hang; alone it took 32 ms).
+# Prints one row per target, the executions and what was found; a finding (crash, leak, sanitizer
+# report, exception outside collsim's errors, time-out or memory over 2 GB) leaves its input under
+# build/sanitizers/fuzz/findings/ and makes the exit status 1. A finding becomes a regression:
+# copy the input to tests/fuzz/regressions/TARGET/.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,6 +22,7 @@ list="$build/tests/fuzz/fuzzers.txt"
 limit=(-max_total_time=30)
 jobs=$(nproc)
 seed=()
+timeout=10
 targets=()
 while (($# > 0)); do
   case "$1" in
@@ -26,6 +30,7 @@ while (($# > 0)); do
   --runs) limit=(-runs="$2"); shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
   --seed) seed=(-seed="$2"); shift 2 ;;
+  --timeout) timeout=$2; shift 2 ;;
   -h | --help) sed -n 2,16p "$0"; exit 0 ;;
   -*) echo "fuzz.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   *) targets+=("$1"); shift ;;
@@ -45,7 +50,7 @@ mkdir -p "$out/corpus" "$out/findings" "$out/logs" "$out/work"
 run_target() {
   local name=$1 binary=$2 dict=$3
   shift 3
-  local args=("${limit[@]}" "${seed[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+  local args=("${limit[@]}" "${seed[@]}" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1
     -artifact_prefix="$out/findings/$name-")
   if [ "$dict" != none ]; then args+=(-dict="$dict"); fi
   mkdir -p "$out/corpus/$name" "$out/work/$name"
