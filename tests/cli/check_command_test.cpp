@@ -203,7 +203,7 @@ TEST_CASE("collsim expect prints the expectation check judges against, with the 
     CHECK(x.at("max_time_us").get<double>() ==
           Approx(same->at("slowest_healthy_us").get<double>()));
     const double band = x.at("band_slower_pct").get<double>();
-    CHECK(band == (bytes < (1U << 20) ? 3.4 : 12.9));
+    CHECK(band == (bytes < (1U << 20) ? 3.4 : 14.7));
     CHECK(x.at("min_busbw_gbps").get<double>() ==
           Approx(x.at("busbw_gbps").get<double>() * (1.0 - band / 100.0)));
     // busbw = algbw x 2 (p - 1) / p for allreduce.

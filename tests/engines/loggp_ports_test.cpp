@@ -306,3 +306,30 @@ TEST_CASE("a rate-bound channel's message is not all in before its sender has mo
   CHECK(engines::LogGPEngine{}.run(s, mesh(3), {}).time.value == Approx(8 * t));
   CHECK(engines::SimgridEngine{}.run(s, mesh(3), {}).time.value == Approx(8 * t));
 }
+
+TEST_CASE("channels that together ask for more than the link take it in the order their messages "
+          "start, on both engines",
+          "[engines][simgrid]") {
+  // Rank 0 feeds rank 1 over one link on three channels at 0.4 of the link rate each (1.2 links'
+  // worth), four messages a channel, all ready at once. The link is the bound: 12 messages of t
+  // each. Each channel's message waits in the event queue until its channel can start it, so the
+  // link is booked in start order: the channels take turns. (Until 2026-12-04 a channel's four
+  // messages booked the link when the engine reached them, at 0, 2.5 t, 5 t and 7.5 t; the third
+  // channel found only gaps shorter than a message before 9.5 t and ended at 18 t.)
+  core::Schedule s(header(2, rate_bound("LL128", 0.4 * kRate)));
+  s.begin_rank(0);
+  for (std::uint32_t stream : {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}) {
+    s.set_stream(stream);
+    s.send(1, {Buffer::data, 0, kM});
+  }
+  s.begin_rank(1);
+  for (std::uint32_t stream : {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2}) {
+    s.set_stream(stream);
+    s.recv(0, {Buffer::data, 0, kM});
+  }
+  s.finish();
+  const double t = static_cast<double>(kM) / kRate;
+  const double loggp = engines::LogGPEngine{}.run(s, mesh(2), {}).time.value;
+  CHECK(loggp == Approx(12 * t));
+  CHECK(engines::SimgridEngine{}.run(s, mesh(2), {}).time.value == Approx(loggp).epsilon(0.02));
+}
