@@ -54,8 +54,15 @@ struct Arrival {
       : time_bits(std::bit_cast<std::uint64_t>(time)), recv(r), rank(k) {}
   [[nodiscard]] double time() const { return std::bit_cast<double>(time_bits); }
   [[nodiscard]] bool before(const Arrival& o) const {
-    return time_bits != o.time_bits ? time_bits < o.time_bits : recv < o.recv;
+    const std::uint64_t a = time_bits >> kTieBits;
+    const std::uint64_t b = o.time_bits >> kTieBits;
+    return a != b ? a < b : recv < o.recv;
   }
+  /// Times equal but for their last 12 bits of mantissa (about 1e-12 of their value: two sums of
+  /// the same terms in another order) are simultaneous: ordered by receive id, so the order of
+  /// two messages reaching a port at the same instant does not hang on rounding (as SimGrid,
+  /// whose clock does not tell them apart either).
+  static constexpr unsigned kTieBits = 12;
 };
 
 /// The pending arrivals, popped in (time, receive id) order. Two parts: a sorted run that takes
