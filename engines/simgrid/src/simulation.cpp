@@ -269,9 +269,8 @@ private:
   }
 
   /// Issues what the ranks in the worklist can issue, then lets the messages that became ready
-  /// meanwhile through their receivers' ports in the order they will reach them: by route latency,
-  /// then receive id (loggp's port takes arrivals in time order, simultaneous ones by receive id;
-  /// a nearer sender's message is served before a farther one's that left at the same time).
+  /// meanwhile through their receivers' ports in arrival order, as loggp: by route latency, then
+  /// receive id.
   void drain() {
     while (!work_.empty() || !ready_.empty()) {
       while (!work_.empty()) {
