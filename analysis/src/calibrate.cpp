@@ -38,6 +38,9 @@ namespace {
 
 constexpr double kStep = 1e-4; // central-difference step in log space
 constexpr std::size_t kCachedPoints = 4;
+/// How well a row is known when the loss has no scale (least squares): about 10 %, the default
+/// robust scale.
+constexpr double kNominalResidual = 0.1;
 
 /// The simulator as Ceres sees it: residuals log(predicted / measured) of every predicted row at
 /// log-parameters x, and their Jacobian (column j: d r / d x_j), each cached for recent x. Errors
@@ -57,13 +60,24 @@ public:
       : scenario_(scenario), fit_(fit), paths_(std::move(paths)), lo_(std::move(lo)),
         hi_(std::move(hi)), registry_(registry), options_(std::move(options)) {}
 
-  /// The scenario with log-parameters x applied.
+  /// The scenario with log-parameters x applied; a held parameter takes its held value instead.
   [[nodiscard]] core::Scenario apply(const std::vector<double>& x) const {
     core::Scenario s = scenario_;
     for (std::size_t j = 0; j < paths_.size(); ++j) {
-      set_parameter(s, paths_[j], std::exp(x[j]));
+      set_parameter(s, paths_[j], j < held_.size() && held_[j] ? held_values_[j] : std::exp(x[j]));
     }
     return s;
+  }
+
+  /// Holds parameter j at values[j] where held[j] (the scenario's own value, which may be the 0
+  /// that a log-parameter cannot take); drops what was cached at other values.
+  void hold(std::vector<bool> held, std::vector<double> values) {
+    const std::lock_guard lock(mutex_);
+    held_ = std::move(held);
+    held_values_ = std::move(values);
+    cache_.clear();
+    jacobian_.clear();
+    jacobian_x_.clear();
   }
 
   /// The prediction at x; nullptr after a simulator error (kept in error()).
@@ -164,6 +178,8 @@ private:
   ValidateOptions options_;
   std::mutex mutex_;
   std::deque<Point> cache_;
+  std::vector<bool> held_;
+  std::vector<double> held_values_;
   std::vector<double> jacobian_x_;
   std::vector<std::vector<double>> jacobian_;
   std::size_t rows_ = std::numeric_limits<std::size_t>::max();
@@ -209,6 +225,80 @@ private:
   SimulatorModel& model_;
   std::size_t row_;
 };
+
+/// Which parameters the measured rows determine, judged from the Jacobian at the start (jac[j][i]
+/// = d r_i / d log x_j): a parameter stays free only if the rows fix it to within a factor of e
+/// (a relative standard deviation of its logarithm at most 1) when each row is known to
+/// `residual` (log units). The others keep the scenario's values. Why: least squares moves every
+/// free parameter, and one the rows barely see moves far to absorb whatever the model gets wrong
+/// there. Fitted on the 4 x 8 DGX A100 log, which has no row below 1 MiB, NCCL's call overhead
+/// went from 0 to 123 us and the Simple latency factor to 10.5 to take up the mid-size rows'
+/// error, and the 8 B rows of a 1 x 8 A100 log were then predicted 280 % too slow
+/// (docs/validation.md, leave-one-out). Greedy subset selection (Golub, Klema & Stewart 1976 use
+/// pivoted QR for the same question): while the kept columns are rank-deficient, drop the
+/// parameter with the largest share of the direction the rows cannot see (the last right
+/// singular vector); then, while one's standard deviation (residual x sqrt((J^T J)^-1)_jj) is
+/// above 1, drop the worst.
+std::vector<bool> determined_parameters(const std::vector<std::vector<double>>& jac,
+                                        double residual) {
+  constexpr double kMaxRelSigma = 1.0;
+  constexpr double kRankTolerance = 1e-6; // as the covariance's rank test below
+  std::vector<bool> keep(jac.size(), false);
+  for (std::size_t j = 0; j < jac.size(); ++j) {
+    double norm2 = 0.0;
+    for (double d : jac[j]) {
+      norm2 += d * d;
+    }
+    keep[j] = norm2 > 1e-12;
+  }
+  while (true) {
+    std::vector<std::size_t> cols;
+    for (std::size_t j = 0; j < keep.size(); ++j) {
+      if (keep[j]) {
+        cols.push_back(j);
+      }
+    }
+    if (cols.empty()) {
+      return keep;
+    }
+    const auto rows = static_cast<Eigen::Index>(jac[cols.front()].size());
+    Eigen::MatrixXd m(rows, static_cast<Eigen::Index>(cols.size()));
+    for (std::size_t c = 0; c < cols.size(); ++c) {
+      for (Eigen::Index r = 0; r < rows; ++r) {
+        m(r, static_cast<Eigen::Index>(c)) = jac[cols[c]][static_cast<std::size_t>(r)];
+      }
+    }
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeThinV);
+    const Eigen::VectorXd& sv = svd.singularValues();
+    const Eigen::MatrixXd& v = svd.matrixV();
+    const Eigen::Index last = sv.size() - 1;
+    std::size_t drop = cols.size();
+    if (static_cast<std::size_t>(sv.size()) < cols.size() || !(sv(0) > 0.0) ||
+        sv(last) / sv(0) <= kRankTolerance) {
+      Eigen::Index worst = 0;
+      v.col(static_cast<Eigen::Index>(v.cols() - 1)).cwiseAbs().maxCoeff(&worst);
+      drop = static_cast<std::size_t>(worst);
+    } else {
+      double worst_sigma = kMaxRelSigma;
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        double var = 0.0;
+        for (Eigen::Index s = 0; s <= last; ++s) {
+          const double t = v(static_cast<Eigen::Index>(c), s) / sv(s);
+          var += t * t;
+        }
+        const double sigma = residual * std::sqrt(var);
+        if (sigma > worst_sigma) {
+          worst_sigma = sigma;
+          drop = c;
+        }
+      }
+    }
+    if (drop == cols.size()) {
+      return keep;
+    }
+    keep[cols[drop]] = false;
+  }
+}
 
 std::unique_ptr<ceres::LossFunction> make_loss(FitLoss loss, double scale) {
   switch (loss) {
@@ -286,22 +376,31 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
             : fmt::format("; skipped: {}", start->result.skipped.front())));
   }
 
+  // Only what the rows determine is fitted; the rest keeps the scenario's values (above). The
+  // test runs at the start and again at each optimum, on the parameters still free: a fit can
+  // land where some of them trade off against each other (a link rate against a protocol's
+  // efficiency), and those are dropped and the rest fitted again from the start.
+  const double residual = options.loss == FitLoss::squared ? kNominalResidual : options.loss_scale;
+  const std::vector<double> x0 = x;
+  const auto* jac0 = model.jacobian(x);
+  if (jac0 == nullptr) {
+    std::rethrow_exception(model.error());
+  }
+  std::vector<bool> determined = determined_parameters(*jac0, residual);
+  std::vector<double> initial(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    initial[j] = out.parameters[j].initial;
+  }
+  // "Before" is the scenario as given (a zero call overhead is 0, not its 5 us start).
+  model.hold(std::vector<bool>(k, true), initial);
+  const SimulatorModel::Point* given = model.at(x);
+  if (given == nullptr) {
+    std::rethrow_exception(model.error());
+  }
+  out.before = given->result.summary;
+
   // The problem owns the cost functions; the loss function is shared by all rows and owned here.
   const std::unique_ptr<ceres::LossFunction> loss = make_loss(options.loss, options.loss_scale);
-  ceres::Problem::Options popt;
-  popt.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
-  ceres::Problem problem(popt);
-  std::vector<double*> blocks;
-  for (std::size_t j = 0; j < k; ++j) {
-    blocks.push_back(&x[j]);
-  }
-  for (std::size_t i = 0; i < out.points; ++i) {
-    problem.AddResidualBlock(new RowCost(model, i, k), loss.get(), blocks);
-  }
-  for (std::size_t j = 0; j < k; ++j) {
-    problem.SetParameterLowerBound(&x[j], 0, lo[j]);
-    problem.SetParameterUpperBound(&x[j], 0, hi[j]);
-  }
   ceres::Solver::Options sopt;
   sopt.minimizer_type = ceres::TRUST_REGION;
   sopt.trust_region_strategy_type = ceres::LEVENBERG_MARQUARDT;
@@ -318,14 +417,60 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   sopt.minimizer_progress_to_stdout = false;
   sopt.num_threads = 1; // the simulator runs use options.threads
   ceres::Solver::Summary summary;
-  ceres::Solve(sopt, &problem, &summary);
-  if (model.error()) {
-    std::rethrow_exception(model.error());
+  std::unique_ptr<ceres::Problem> problem;
+  while (true) {
+    x = x0;
+    std::vector<bool> held(k);
+    for (std::size_t j = 0; j < k; ++j) {
+      held[j] = !determined[j];
+    }
+    model.hold(std::move(held), initial);
+    ceres::Problem::Options popt;
+    popt.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+    problem = std::make_unique<ceres::Problem>(popt);
+    std::vector<double*> blocks;
+    for (std::size_t j = 0; j < k; ++j) {
+      blocks.push_back(&x[j]);
+    }
+    for (std::size_t i = 0; i < out.points; ++i) {
+      problem->AddResidualBlock(new RowCost(model, i, k), loss.get(), blocks);
+    }
+    for (std::size_t j = 0; j < k; ++j) {
+      problem->SetParameterLowerBound(&x[j], 0, lo[j]);
+      problem->SetParameterUpperBound(&x[j], 0, hi[j]);
+      if (!determined[j]) {
+        problem->SetParameterBlockConstant(&x[j]);
+      }
+    }
+    if (std::find(determined.begin(), determined.end(), true) == determined.end()) {
+      summary = ceres::Solver::Summary{}; // nothing to fit: the scenario as given
+      summary.final_cost = 0.0;
+      break;
+    }
+    ceres::Solve(sopt, problem.get(), &summary);
+    if (model.error()) {
+      std::rethrow_exception(model.error());
+    }
+    if (!summary.IsSolutionUsable()) {
+      throw core::InternalError(fmt::format("calibration: Ceres failed: {}", summary.message));
+    }
+    out.iterations += summary.num_successful_steps + summary.num_unsuccessful_steps;
+    const auto* at_optimum = model.jacobian(x);
+    if (at_optimum == nullptr) {
+      std::rethrow_exception(model.error());
+    }
+    std::vector<std::vector<double>> kept = *at_optimum;
+    for (std::size_t j = 0; j < k; ++j) {
+      if (!determined[j]) {
+        std::fill(kept[j].begin(), kept[j].end(), 0.0);
+      }
+    }
+    const std::vector<bool> again = determined_parameters(kept, residual);
+    if (again == determined) {
+      break;
+    }
+    determined = again; // a strict subset: the loop ends within k rounds
   }
-  if (!summary.IsSolutionUsable()) {
-    throw core::InternalError(fmt::format("calibration: Ceres failed: {}", summary.message));
-  }
-  out.iterations = summary.num_successful_steps + summary.num_unsuccessful_steps;
 
   const SimulatorModel::Point* best = model.at(x);
   if (best == nullptr) {
@@ -351,10 +496,10 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
       norm2 += d * d;
     }
     out.parameters[j].rel_sigma = std::numeric_limits<double>::infinity();
-    if (norm2 > 1e-12) {
+    if (determined[j] && norm2 > 1e-12) {
       free.push_back(&x[j]);
-    } else {
-      problem.SetParameterBlockConstant(&x[j]);
+    } else if (determined[j]) {
+      problem->SetParameterBlockConstant(&x[j]);
     }
   }
   // Ceres' own refusal of a rank-deficient problem logs an error line to stderr; test the rank
@@ -385,8 +530,9 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
     for (const double* b : free) {
       pairs.emplace_back(b, b);
     }
-    if (covariance.Compute(pairs, &problem)) {
-      const double s2 = 2.0 * summary.final_cost / static_cast<double>(out.points - k);
+    if (covariance.Compute(pairs, problem.get())) {
+      // n - (parameters fitted): the held ones took no degree of freedom.
+      const double s2 = 2.0 * summary.final_cost / static_cast<double>(out.points - free.size());
       for (std::size_t j = 0; j < k; ++j) {
         if (std::find(free.begin(), free.end(), &x[j]) == free.end()) {
           continue;
@@ -405,7 +551,8 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   for (std::size_t j = 0; j < k; ++j) {
     // exp(log(v)) can miss v by an ulp: clamp, so a bandwidth is never a hair above nominal.
     FitParameter& f = out.parameters[j];
-    f.value = std::clamp(std::exp(x[j]), f.lower, f.upper);
+    // A parameter the rows do not determine keeps the scenario's value (0 stays 0).
+    f.value = determined[j] ? std::clamp(std::exp(x[j]), f.lower, f.upper) : f.initial;
     set_parameter(out.fitted, paths[j], f.value);
   }
   if (!holdout.empty()) {

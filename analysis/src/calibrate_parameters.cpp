@@ -21,7 +21,8 @@ using Unit = FitParameter::Unit;
 /// its unit, where it lives, and its bounds relative to the starting value v: a bandwidth in
 /// [v/100, v] (never above its nominal rate), a latency or factor in [v/100, 100 v], an
 /// efficiency factor in [v/100, 1]. A latency that starts at 0 (nccl.call_overhead) starts at
-/// `zero_start` instead, within [zero_start/100, 1000 zero_start].
+/// `zero_start` instead, within [zero_start/100, 1000 zero_start]: a value of its usual order,
+/// since calibration judges there whether the rows can determine it (calibrate.cpp).
 struct Accessor {
   const char* path;
   const char* kind;
@@ -87,7 +88,9 @@ const std::vector<Accessor>& accessors() {
       {"topology.gap", "", Unit::seconds,
        [](S& s) -> double& { return s.topology.endpoint.gap.value; }, false, 1e-8},
       {"nccl.call_overhead", "", Unit::seconds,
-       [](S& s) -> double& { return s.nccl.call_overhead.value; }, false, 1e-6},
+       // 5 us: the order of a collective call's host cost (a CUDA kernel launch takes a few
+       // microseconds of CPU time, NCCL's enqueue adds to it).
+       [](S& s) -> double& { return s.nccl.call_overhead.value; }, false, 5e-6},
       {"nccl.ll.latency_factor", "", Unit::factor,
        [](S& s) -> double& { return s.nccl.ll.latency_factor; }},
       {"nccl.ll.efficiency_factor", "", Unit::factor,

@@ -161,7 +161,7 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
                     "nccl.simple.efficiency_factor"};
   const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
   REQUIRE(r.parameters.size() == 3);
-  CHECK(r.parameters[0].initial == 0.0); // started from 1 us: nothing to scale from 0
+  CHECK(r.parameters[0].initial == 0.0); // started from 5 us: nothing to scale from 0
   CHECK(r.parameters[0].value == Approx(20e-6).epsilon(0.01));
   CHECK(r.parameters[1].value == Approx(0.8).epsilon(0.01));
   CHECK(r.parameters[2].value == Approx(0.7).epsilon(0.01));
@@ -300,4 +300,34 @@ TEST_CASE("calibration reports a parameter no fitted row depends on as undetermi
   const std::string yaml = analysis::calibrated_yaml(r, "two-level.yaml", "fitted");
   CHECK(yaml.find("nic_bandwidth: 25 GB/s   # fitted not determined by these logs") !=
         std::string::npos);
+}
+
+TEST_CASE("calibration keeps the scenario's value of a parameter the rows barely see",
+          "[analysis][calibrate]") {
+  // Rows of 2 MiB and more only: a 1 us latency is at most a tenth of a row's time, so the rows
+  // fix it to no better than a factor of e (at 10 % per row); least squares would still move it
+  // to absorb any error elsewhere. The bandwidths are fitted, the latency and NCCL's call overhead
+  // (0 in the scenario) keep the scenario's values (docs/validation.md, leave-one-out).
+  const auto nominal = io::parse_scenario(kCluster, "two-level.yaml");
+  core::Scenario truth = nominal;
+  truth.topology.cluster.nic_bandwidth = core::Bandwidth{20e9};
+  truth.topology.cluster.intra_latency = core::Seconds{3e-6};
+  const auto registry = algorithms::make_default_registry();
+  auto measured = synthetic(truth, registry);
+  std::erase_if(measured, [](const auto& p) { return p.bytes.value < (std::uint64_t{2} << 20); });
+  REQUIRE(measured.size() == 4);
+  analysis::CalibrateOptions opt;
+  opt.algorithm = "ring";
+  opt.parameters = {"topology.nic_bandwidth", "topology.intra_latency", "nccl.call_overhead"};
+  const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
+  REQUIRE(r.parameters.size() == 3);
+  CHECK(r.parameters[0].value == Approx(20e9).epsilon(0.01));
+  CHECK(std::isfinite(r.parameters[0].rel_sigma));
+  CHECK(r.parameters[1].value == 1e-6); // the scenario's, not the truth's 3 us
+  CHECK(std::isinf(r.parameters[1].rel_sigma));
+  CHECK(r.parameters[2].value == 0.0); // 0 stays 0, not the 5 us the fit starts from
+  CHECK(r.fitted.nccl.call_overhead.value == 0.0);
+  CHECK(r.fitted.topology.cluster.intra_latency.value == 1e-6);
+  // The 3 us latency is what the rows cannot pin down, so part of the error stays.
+  CHECK(r.after.all.median_abs_err_pct < r.before.all.median_abs_err_pct / 2);
 }
