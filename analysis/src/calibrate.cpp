@@ -99,6 +99,10 @@ public:
     const std::vector<double> r0 = centre->r; // the cache may drop `centre` below
     std::vector<std::vector<double>> jac(x.size());
     for (std::size_t j = 0; j < x.size(); ++j) {
+      if (j < held_.size() && held_[j]) {
+        jac[j].assign(r0.size(), 0.0); // apply() ignores its x: nothing to probe
+        continue;
+      }
       std::vector<double> xp = x;
       std::vector<double> xm = x;
       const bool up = x[j] + kStep <= hi_[j];
@@ -459,13 +463,8 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
     if (at_optimum == nullptr) {
       std::rethrow_exception(model.error());
     }
-    std::vector<std::vector<double>> kept = *at_optimum;
-    for (std::size_t j = 0; j < k; ++j) {
-      if (!determined[j]) {
-        std::fill(kept[j].begin(), kept[j].end(), 0.0);
-      }
-    }
-    const std::vector<bool> again = determined_parameters(kept, residual);
+    // A held parameter's column is 0 (jacobian() skips it), so only free ones can stay.
+    const std::vector<bool> again = determined_parameters(*at_optimum, residual);
     if (again == determined) {
       break;
     }
