@@ -113,6 +113,26 @@ std::uint64_t whole(const nlohmann::json& v) {
              : 0;
 }
 
+/// distributedInfo's `key` (rank or world_size), 0 when absent. A number outside 0 to 2^32 - 1
+/// is a damaged trace (converting 2.9e49 to int was undefined behaviour: found by fuzzing); a
+/// value of another type leaves nlohmann's type error to import_kineto_trace.
+std::uint32_t rank_field(const std::string& path, const nlohmann::json& d, const char* key) {
+  if (!d.is_object() || !d.contains(key) || !d[key].is_number()) {
+    return static_cast<std::uint32_t>(d.value(key, 0));
+  }
+  const nlohmann::json& v = d[key];
+  const double x = v.is_number_unsigned()  ? static_cast<double>(v.get<std::uint64_t>())
+                   : v.is_number_integer() ? static_cast<double>(v.get<std::int64_t>())
+                                           : v.get<double>();
+  if (!(x >= 0.0 && x < 4294967296.0)) {
+    throw core::LogParseError({path, 0, 0},
+                              fmt::format("distributedInfo.{} is {}, not a rank count (0 to "
+                                          "4294967295)",
+                                          key, v.dump()));
+  }
+  return static_cast<std::uint32_t>(x);
+}
+
 /// nlohmann's message without its "[json.exception.kind.id] " prefix.
 std::string json_message(const nlohmann::json::exception& e) {
   const std::string what = e.what();
@@ -174,8 +194,8 @@ KinetoSummary read_trace(const std::string& path, const nlohmann::json& trace,
   KinetoSummary out;
   if (trace.is_object() && trace.contains("distributedInfo")) {
     const auto& d = trace["distributedInfo"];
-    out.rank = static_cast<std::uint32_t>(d.value("rank", 0));
-    out.world = static_cast<std::uint32_t>(d.value("world_size", 0));
+    out.rank = rank_field(path, d, "rank");
+    out.world = rank_field(path, d, "world_size");
   }
   std::set<std::string> steps;
   std::map<std::tuple<std::string, std::uint64_t, std::uint32_t>, std::size_t> index;

@@ -226,6 +226,16 @@ TEST_CASE("bad profiler traces get one positioned error", "[io][workload][import
   CHECK(error(dir + "rank_string.json") ==
         dir + "rank_string.json: error: a field of the trace has an unexpected type: type must "
               "be number, but is string");
+  std::ofstream(dir + "huge_world.json")
+      << "{\"traceEvents\": [], \"distributedInfo\": {\"rank\": 0, \"world_size\": 2.5e49}}\n";
+  CHECK(error(dir + "huge_world.json") ==
+        dir + "huge_world.json: error: distributedInfo.world_size is 2.5e+49, not a rank count "
+              "(0 to 4294967295)");
+  std::ofstream(dir + "negative_rank.json")
+      << "{\"traceEvents\": [], \"distributedInfo\": {\"rank\": -1}}\n";
+  CHECK(error(dir + "negative_rank.json") ==
+        dir + "negative_rank.json: error: distributedInfo.rank is -1, not a rank count (0 to "
+              "4294967295)");
   std::ofstream(dir + "huge_call.json")
       << "{\"traceEvents\": [{\"name\": \"record_param_comms\", \"args\": {\"Collective "
          "name\": \"allreduce\", \"dtype\": \"Float\", \"In msg nelems\": "
@@ -234,8 +244,9 @@ TEST_CASE("bad profiler traces get one positioned error", "[io][workload][import
                                              "huge_call.json: error: record_param_comms: allreduce "
                                              "of 9223372036854775807 elements in a group "
                                              "of 8 is beyond 64-bit sizes and 32-bit rank counts");
-  for (const char* f : {"cut.json.gz", "bad.json", "empty.json", "huge_number.json",
-                        "rank_string.json", "huge_call.json"}) {
+  for (const char* f :
+       {"cut.json.gz", "bad.json", "empty.json", "huge_number.json", "rank_string.json",
+        "huge_world.json", "negative_rank.json", "huge_call.json"}) {
     std::remove((dir + f).c_str());
   }
 }
