@@ -13,7 +13,8 @@
 # Prints one row per target, the executions and what was found; a finding (crash, leak, sanitizer
 # report, exception outside collsim's errors, time-out or memory over 2 GB) leaves its input under
 # build/sanitizers/fuzz/findings/ and makes the exit status 1. A finding becomes a regression:
-# copy the input to tests/fuzz/regressions/TARGET/.
+# copy the input to tests/fuzz/regressions/TARGET/. A harness stopped early (`pkill -INT -f
+# collsim_fuzz_TARGET`) reads "interrupted, no finding" (exit status 1): its executions count.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,7 +32,7 @@ while (($# > 0)); do
   --jobs) jobs=$2; shift 2 ;;
   --seed) seed=(-seed="$2"); shift 2 ;;
   --timeout) timeout=$2; shift 2 ;;
-  -h | --help) sed -n 2,16p "$0"; exit 0 ;;
+  -h | --help) sed -n 2,18p "$0"; exit 0 ;;
   -*) echo "fuzz.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   *) targets+=("$1"); shift ;;
   esac
@@ -103,7 +104,13 @@ for name in "${names[@]}"; do
   if [ -n "$execs" ] && [ -n "$secs" ] && [ "$secs" -gt 0 ]; then rate=$((execs / secs)); fi
   result=ok
   if [[ " ${failed[*]} " == *" $name "* ]]; then
-    result="FINDING: $(grep -m1 -E 'ERROR: |SUMMARY: |fuzz [a-z_]+: ' "$log" || echo 'see log')"
+    finding=$(grep -m1 -E 'ERROR: |SUMMARY: |fuzz [a-z_]+: ' "$log" || true)
+    if [ -z "$finding" ] && grep -q 'libFuzzer: run interrupted' "$log"; then
+      # Stopped by a signal (SIGINT, SIGTERM): the executions so far count, nothing was found.
+      result="interrupted, no finding"
+    else
+      result="FINDING: ${finding:-see log}"
+    fi
     status=1
   fi
   printf '%-16s %14s %10s %8s  %s\n' "$name" "${execs:--}" "$rate" "$corpus" "$result"
