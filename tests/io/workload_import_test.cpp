@@ -116,6 +116,31 @@ TEST_CASE("bad NCCL debug logs get one positioned error", "[io][workload][import
         "run.log:1:1: error: no NCCL collective lines of process n:9");
 }
 
+TEST_CASE("NCCL debug lines are found where NCCL's prefix is, wherever the line starts",
+          "[io][workload][import]") {
+  const std::string call = line("gpu-node1:7", 0, "AllReduce", 0, 1024, 7, 4);
+  // Program output glued in front (no newline), a CRLF ending, and a false prefix earlier on the
+  // line ("x] NCCL " without host:pid:tid [dev]): the first valid prefix is the line's.
+  std::string log = call;
+  log += "loss 0.25 step 3noise] NCCL INFO AllReduce: opCount 9 then" +
+         call.substr(0, call.size() - 1) + "\r\n";
+  log += "gpu-node1:7:9 [1] NCCL INFO Init COMPLETE\n";   // a second device of the process
+  log += "host:x:1 [0] NCCL INFO AllReduce: opCount 1\n"; // not a prefix: pid is not a number
+  const auto s = import_nccl_debug(log, "run.log", {});
+  // The glued line's host reads "thengpu-node1": a longer host ending in the process's is its own.
+  CHECK(s.process == "gpu-node1:7");
+  CHECK(s.others.empty());
+  CHECK(s.lines == 2);
+  CHECK(s.ranks_in_process == 2);
+  REQUIRE(s.calls.size() == 1);
+  CHECK(s.calls[0].calls == 2);
+  CHECK(s.calls[0].bytes == 4096);
+  // The error column is the prefix's, where the glued host name starts.
+  std::string cut = "ab " + call.substr(0, call.find(" datatype"));
+  CHECK(error_of(cut).rfind("run.log:1:4: error: an NCCL collective line without its fields", 0) ==
+        0);
+}
+
 namespace {
 
 std::string data(const std::string& name) {
