@@ -5,6 +5,7 @@
 
 #include "verify_support.hpp"
 
+#include "collsim/core/big_vector.hpp"
 #include "collsim/core/errors.hpp"
 
 #include <algorithm>
@@ -108,7 +109,10 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
     std::uint64_t first;       // index into recv_sorted
     std::uint32_t matched = 0; // sends matched so far
   };
-  std::vector<OpId> recv_sorted;
+  // Up to one entry per operation: reserved whole (pages never written are never faulted in), on
+  // huge pages where it is large, so growing it neither copies nor faults page by page.
+  BigVector<OpId> recv_sorted;
+  recv_sorted.reserve(s.op_count());
   std::vector<Group> groups;
   std::vector<std::uint64_t> group_begin(static_cast<std::size_t>(p) + 1, 0);
   PeerCounters counters;
