@@ -234,6 +234,7 @@ core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes, std:
   h.data_bytes = core::BlockLayout(h).data_bytes();
   h.tmp_bytes = tmp_bytes;
   h.algorithm = std::move(algorithm);
+  h.meter = r.meter;
   return h;
 }
 

@@ -4,10 +4,14 @@
 
 #include "parallel.hpp"
 
+#include "collsim/analysis/memory_gate.hpp"
+
 namespace collsim::analysis {
 
 void ThreadExecutor::run(const SweepItems& items) const {
-  detail::parallel_for(items.count, threads_, items.run, items.done);
+  MemoryGate gate(memory_budget_);
+  detail::parallel_for(
+      items.count, threads_, [&](std::size_t i) { gate.run(i, items.run); }, items.done);
 }
 
 void run_items(const Executor* executor, unsigned threads, const SweepItems& items) {
@@ -15,7 +19,7 @@ void run_items(const Executor* executor, unsigned threads, const SweepItems& ite
     executor->run(items);
     return;
   }
-  ThreadExecutor(threads).run(items);
+  ThreadExecutor(threads, available_memory()).run(items);
 }
 
 } // namespace collsim::analysis

@@ -180,6 +180,10 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     if (!request.arrivals.empty()) {
       schedule = apply_arrivals(schedule, request.arrivals);
     }
+    if (request.meter.get() != nullptr && schedule.header().meter.get() == nullptr) {
+      // Built without the request's header (an imported or composed schedule): report it now.
+      schedule.set_meter(request.meter);
+    }
     core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {

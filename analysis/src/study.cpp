@@ -312,7 +312,7 @@ void run_plans(const std::vector<StudyPlan*>& plans, const algorithms::Registry&
   };
   SweepItems items;
   items.count = total;
-  items.run = [&](std::size_t at) {
+  items.run = [&](std::size_t at, core::MeterRef meter) {
     auto [plan, i] = locate(at);
     const core::StudySpec& study = *plan.study;
     const Point& pt = plan.points[i];
@@ -324,6 +324,7 @@ void run_plans(const std::vector<StudyPlan*>& plans, const algorithms::Registry&
     req.root = study.root;
     req.params = pt.params;
     req.topology = &plan.topologies.at(pt.ranks);
+    req.meter = meter;
     with_imbalance(study, req);
     if (plan.keep_loads) {
       core::RunOptions options;

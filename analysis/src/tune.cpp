@@ -571,9 +571,11 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
     blocks(true);
     SweepItems items;
     items.count = extras.size();
-    items.run = [&](std::size_t i) {
+    items.run = [&](std::size_t i, core::MeterRef meter) {
       Extra& e = extras[i];
-      e.time = simulate(registry, *e.algo, *e.req.topology, engine, e.req).time;
+      algorithms::Request req = e.req;
+      req.meter = meter;
+      e.time = simulate(registry, *e.algo, *req.topology, engine, req).time;
     };
     items.save = [&](std::size_t i) {
       detail::WireWriter w;

@@ -220,7 +220,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   std::vector<std::string> why(points.size());
   SweepItems items;
   items.count = points.size();
-  items.run = [&](std::size_t i) {
+  items.run = [&](std::size_t i, core::MeterRef meter) {
     const MeasuredPoint& p = points[i];
     if (p.ranks == 0) {
       why[i] = "the log does not say how many ranks ran";
@@ -298,6 +298,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       req.bytes = p.bytes;
       req.topology = &*topo;
       req.params = algorithms::resolve_params(*c.algo, c.params);
+      req.meter = meter;
       if (std::string r = registry.refusal(*c.algo, req); !r.empty()) {
         last_refusal = fmt::format("{}: {}", c.algo->name, r);
         continue;

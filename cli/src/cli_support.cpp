@@ -102,6 +102,23 @@ core::Bytes parse_size(const std::string& text, const std::string& option) {
   return parsed.value;
 }
 
+void add_memory_option(CLI::App& cmd, std::string& text) {
+  cmd.add_option("--max-memory", text,
+                 "The most memory the sweep's points may hold at once, e.g. '16 GiB' (default: "
+                 "the memory available when it starts; a point that needs more runs alone)");
+}
+
+std::optional<std::uint64_t> parse_memory_option(const std::string& text) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  const core::Bytes bytes = parse_size(text, "--max-memory");
+  if (bytes.value == 0) {
+    throw core::UsageError("--max-memory: must be more than 0 bytes");
+  }
+  return bytes.value;
+}
+
 CollectiveOptions parse_collective_options(const std::string& collective, const std::string& counts,
                                            const std::string& skew) {
   CollectiveOptions out;

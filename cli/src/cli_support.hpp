@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,13 @@ struct PrintOptions {
   StackOptions stack;
 };
 void add_print_options(CLI::App& cmd, PrintOptions& options, const std::string& formats);
+
+/// --max-memory SIZE: the most memory the points a sweep runs at once may hold together
+/// (analysis::MemoryGate).
+void add_memory_option(CLI::App& cmd, std::string& text);
+/// The bytes of --max-memory, or nullopt when not given (the memory available: the default of
+/// distributed::executor). UsageError for a size that does not parse or is 0.
+std::optional<std::uint64_t> parse_memory_option(const std::string& text);
 
 /// Output formats accepted by --format.
 enum class Format { table, csv, json };

@@ -36,6 +36,7 @@ struct PlotArgs {
   int width = 1000;
   int height = 600;
   unsigned threads = 0;
+  std::string max_memory;
 };
 
 charts::ChartFile output_kind(const std::string& path) {
@@ -76,7 +77,8 @@ charts::ChartModel study_chart(const core::Scenario& scenario, const PlotArgs& a
   }
   algorithms::Registry registry = algorithms::make_default_registry();
   io::add_file_algorithms(registry, scenario);
-  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
+  const std::unique_ptr<analysis::Executor> executor =
+      distributed::executor(a.threads, parse_memory_option(a.max_memory));
   const analysis::StudyResult result = analysis::run_study(
       scenario, study, registry, terminal_progress(fmt::format("study {}", a.study)), a.threads,
       false, executor.get());
@@ -109,7 +111,8 @@ charts::ChartModel validation_chart(const core::Scenario& scenario, const PlotAr
   options.algorithm = a.algorithm;
   options.engine = analysis::EngineChoice(a.engine, scenario);
   options.threads = a.threads;
-  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
+  const std::unique_ptr<analysis::Executor> executor =
+      distributed::executor(a.threads, parse_memory_option(a.max_memory));
   options.executor = executor.get();
   const algorithms::Registry registry = algorithms::make_default_registry();
   const analysis::ValidationResult result =
@@ -158,6 +161,7 @@ void add_plot(CLI::App& app) {
   cmd->add_option("--threads", a->threads,
                   "Worker threads (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
+  add_memory_option(*cmd, a->max_memory);
   add_stack_options(*cmd, a->stack);
   cmd->callback([a] {
     std::vector<charts::ChartFile> kinds;

@@ -24,6 +24,7 @@ struct OutputOptions {
   std::string format = "table";
   std::string output;
   unsigned threads = 0;
+  std::string max_memory;
   int links = -1;    ///< most loaded links shown per run; -1: 5 for simgrid studies, else none
   std::string plots; ///< directory for each study's charts (empty: none)
   std::string plot_format = "png"; ///< png or svg
@@ -37,6 +38,7 @@ void add_output_options(CLI::App* cmd, OutputOptions& o) {
          "--threads", o.threads,
          "Worker threads for the sweep (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
+  add_memory_option(*cmd, o.max_memory);
   cmd->add_option("--links", o.links,
                   "Show the N most loaded links of every run (default: 5 with the simgrid "
                   "engine, none with loggp; 0: none)")
@@ -142,7 +144,8 @@ void run_and_print(const core::Scenario& scenario, const OutputOptions& o,
   std::vector<std::string> skipped;
   nlohmann::json all_links = nlohmann::json::array();
   // In an MPI job the points of every study are shared by its processes (docs/distributed.md).
-  const std::unique_ptr<analysis::Executor> executor = distributed::executor(o.threads);
+  const std::unique_ptr<analysis::Executor> executor =
+      distributed::executor(o.threads, parse_memory_option(o.max_memory));
   for (std::size_t i = 0; i < scenario.studies.size(); ++i) {
     const auto& study = scenario.studies[i];
     const int shown = links_shown(o, study);

@@ -36,6 +36,7 @@ struct TuneArgs {
   std::string engine = "loggp";
   std::uint32_t root = 0;
   unsigned threads = 0;
+  std::string max_memory;
   std::string counts;
   std::string skew;
 };
@@ -94,7 +95,8 @@ void run_tune(const TuneArgs& a) {
   options.engine = a.engine;
   options.root = a.root;
   options.threads = a.threads;
-  const std::unique_ptr<analysis::Executor> executor = distributed::executor(a.threads);
+  const std::unique_ptr<analysis::Executor> executor =
+      distributed::executor(a.threads, parse_memory_option(a.max_memory));
   options.executor = executor.get();
   options.candidates = analysis::library_candidates(candidates, version, mpich);
   options.candidates.algorithms = a.algorithms;
@@ -177,6 +179,7 @@ void add_tune(CLI::App& app) {
          "--threads", a->threads,
          "Worker threads for the sweep (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
+  add_memory_option(*cmd, a->max_memory);
   add_stack_options(*cmd, a->stack);
   cmd->callback([a] { run_tune(*a); });
 }

@@ -27,6 +27,7 @@ void add_prediction_options(CLI::App& cmd, PredictionOptions& o) {
   cmd.add_option("--threads", o.threads,
                  "Worker threads (0: all cores; under mpirun or srun: 1 per process)")
       ->capture_default_str();
+  add_memory_option(cmd, o.max_memory);
   add_log_shape_options(cmd, o.shape);
   add_stack_options(cmd, o.stack);
 }
@@ -37,7 +38,7 @@ Prediction prediction(const PredictionOptions& o) {
   p.validate.algorithm = o.algorithm;
   p.validate.engine = analysis::EngineChoice(o.engine, p.scenario);
   p.validate.threads = o.threads;
-  p.executor = distributed::executor(o.threads);
+  p.executor = distributed::executor(o.threads, parse_memory_option(o.max_memory));
   p.validate.executor = p.executor.get();
   return p;
 }

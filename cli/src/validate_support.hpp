@@ -24,6 +24,7 @@ struct PredictionOptions {
   std::string algorithm = "auto";
   std::string engine = "loggp";
   unsigned threads = 0;
+  std::string max_memory; ///< --max-memory (parse_memory_option)
   LogShapeOptions shape;
   StackOptions stack;
 };

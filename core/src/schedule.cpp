@@ -33,8 +33,19 @@ std::string_view to_string(OpKind k) {
   throw InternalError("unknown OpKind value");
 }
 
-Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)) {
+Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)), lease_(header_.meter) {
   rank_begin_.reserve(static_cast<std::size_t>(participants()) + 1);
+}
+
+void Schedule::set_meter(MeterRef meter) {
+  header_.meter = meter;
+  lease_ = MeterLease(meter);
+  lease_.hold(memory_bytes());
+}
+
+void Schedule::charge_growth(std::size_t ops, std::size_t deps) {
+  constexpr std::size_t kPerOp = sizeof(PackedOp) + sizeof(std::uint64_t) + 2; // + stream, tag
+  lease_.hold(memory_bytes() + ops * kPerOp + deps * sizeof(std::uint32_t));
 }
 
 std::size_t Schedule::memory_bytes() const {
@@ -48,6 +59,9 @@ std::size_t Schedule::memory_bytes() const {
 
 void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
   // Single dependencies live inline; only lists of two or more use extra_deps_, grown on demand.
+  if (lease_.metered() && ops > ops_.capacity()) {
+    charge_growth(ops, 0);
+  }
   ops_.reserve(ops);
   offset_.reserve(ops);
 }
@@ -101,6 +115,16 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
   }
   if (deps.size() >= (1U << 24)) {
     throw UsageError("an operation cannot depend on more than 16 million others");
+  }
+  if (lease_.metered()) {
+    const bool ops_full = ops_.size() == ops_.capacity();
+    const bool deps_full =
+        deps.size() > 1 && extra_deps_.size() + deps.size() > extra_deps_.capacity();
+    if (ops_full || deps_full) {
+      charge_growth(
+          ops_full ? std::max<std::size_t>(2 * ops_.capacity(), 1) : 0,
+          deps_full ? std::max(2 * extra_deps_.capacity(), extra_deps_.size() + deps.size()) : 0);
+    }
   }
   const auto id = static_cast<OpId>(ops_.size());
   PackedOp o{};
@@ -173,6 +197,7 @@ void Schedule::finish() {
   }
   rank_begin_.push_back(static_cast<OpId>(ops_.size()));
   finished_ = true;
+  lease_.hold(memory_bytes()); // what the arrays hold now that none grows
 }
 
 std::uint32_t Schedule::calc(Seconds time, std::span<const std::uint32_t> deps) {

@@ -10,6 +10,8 @@
 
 #include "mpi_executor.hpp"
 
+#include "collsim/analysis/memory_gate.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -138,6 +140,7 @@ void MpiExecutor::lead(const analysis::SweepItems& items) const {
     }
   };
   // Rank 0's own worker threads take points from the same counter as the other ranks' asks.
+  analysis::MemoryGate gate(memory_budget_);
   std::vector<std::jthread> workers;
   for (unsigned t = 0; t < threads_; ++t) {
     workers.emplace_back([&] {
@@ -147,7 +150,7 @@ void MpiExecutor::lead(const analysis::SweepItems& items) const {
           return;
         }
         try {
-          items.run(i);
+          gate.run(i, items.run);
         } catch (...) {
           fail(current_failure(), i, 0);
           return;
@@ -226,6 +229,7 @@ void MpiExecutor::follow(const analysis::SweepItems& items) const {
   std::deque<std::uint64_t> assigned; // points (or kStop) for the worker threads
   std::deque<std::string> outbox;     // results and failures for rank 0
   std::vector<bool> ran_here(items.count, false);
+  analysis::MemoryGate gate(memory_budget_);
   std::vector<std::jthread> workers;
   for (unsigned t = 0; t < threads_; ++t) {
     workers.emplace_back([&] {
@@ -242,7 +246,7 @@ void MpiExecutor::follow(const analysis::SweepItems& items) const {
         }
         std::string message;
         try {
-          items.run(point);
+          gate.run(point, items.run);
           message.push_back(static_cast<char>(kResult));
           put_u64(message, point);
           message += items.save(point);

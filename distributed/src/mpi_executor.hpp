@@ -4,6 +4,7 @@
 #include "collsim/analysis/executor.hpp"
 #include "collsim/core/errors.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace collsim::distributed::detail {
@@ -27,7 +28,10 @@ private:
 /// Only main threads call MPI (MPI_THREAD_FUNNELED).
 class MpiExecutor final : public analysis::Executor {
 public:
-  MpiExecutor(int rank, int size, unsigned threads) : rank_(rank), size_(size), threads_(threads) {}
+  /// `memory_budget`: bytes the points running at once in this process may hold (MemoryGate;
+  /// 0: no limit).
+  MpiExecutor(int rank, int size, unsigned threads, std::uint64_t memory_budget)
+      : rank_(rank), size_(size), threads_(threads), memory_budget_(memory_budget) {}
   void run(const analysis::SweepItems& items) const override;
 
 private:
@@ -36,6 +40,7 @@ private:
   int rank_;
   int size_;
   unsigned threads_;
+  std::uint64_t memory_budget_;
 };
 
 } // namespace collsim::distributed::detail

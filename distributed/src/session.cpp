@@ -5,6 +5,7 @@
 #include "collsim/core/errors.hpp"
 #include "mpi_executor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -130,13 +131,28 @@ int processes() {
   return size;
 }
 
-std::unique_ptr<analysis::Executor> executor(unsigned threads) {
+std::unique_ptr<analysis::Executor> executor(unsigned threads,
+                                             std::optional<std::uint64_t> max_memory) {
   if (processes() < 2) {
-    return nullptr;
+    return std::make_unique<analysis::ThreadExecutor>(
+        threads, max_memory.value_or(analysis::available_memory()));
   }
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return std::make_unique<detail::MpiExecutor>(rank, processes(), threads == 0 ? 1U : threads);
+  std::uint64_t budget = 0;
+  if (max_memory) {
+    budget = *max_memory;
+  } else {
+    // The processes of one node share its memory (MPI-3's shared-memory split: the node).
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    int local = 1;
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    budget = analysis::available_memory() / static_cast<std::uint64_t>(std::max(local, 1));
+  }
+  return std::make_unique<detail::MpiExecutor>(rank, processes(), threads == 0 ? 1U : threads,
+                                               budget);
 }
 
 } // namespace collsim::distributed

@@ -16,8 +16,10 @@ bool primary() {
 int processes() {
   return 1;
 }
-std::unique_ptr<analysis::Executor> executor(unsigned /*threads*/) {
-  return nullptr;
+std::unique_ptr<analysis::Executor> executor(unsigned threads,
+                                             std::optional<std::uint64_t> max_memory) {
+  return std::make_unique<analysis::ThreadExecutor>(
+      threads, max_memory.value_or(analysis::available_memory()));
 }
 
 } // namespace collsim::distributed

@@ -26,7 +26,7 @@ public:
   void run(const analysis::SweepItems& items) const override {
     saved.clear();
     for (std::size_t i = 0; i < items.count; ++i) {
-      items.run(i);
+      items.run(i, {});
       saved[i] = items.save(i);
       if (items.done) {
         items.done(i + 1);
@@ -44,7 +44,7 @@ public:
     REQUIRE(from_.saved.size() == items.count);
     for (std::size_t i = 0; i < items.count; ++i) {
       if (i % 2 == 0) {
-        items.run(i);
+        items.run(i, {});
         ++ran;
       } else {
         items.load(i, from_.saved.at(i));
@@ -178,7 +178,7 @@ TEST_CASE("a result's bytes that do not fit the point are refused, not read past
   class Truncating final : public analysis::Executor {
   public:
     void run(const analysis::SweepItems& items) const override {
-      items.run(0);
+      items.run(0, {});
       const std::string bytes = items.save(0);
       items.load(1, std::string_view(bytes).substr(0, bytes.size() / 2));
     }
@@ -186,7 +186,7 @@ TEST_CASE("a result's bytes that do not fit the point are refused, not read past
   class Padding final : public analysis::Executor {
   public:
     void run(const analysis::SweepItems& items) const override {
-      items.run(0);
+      items.run(0, {});
       items.load(1, items.save(0) + "x");
     }
   } padding;

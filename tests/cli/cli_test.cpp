@@ -88,6 +88,30 @@ TEST_CASE("bad flag values exit 2 with the flag named", "[cli]") {
   CHECK(missing.err.find("--algorithm is required") != std::string::npos);
 }
 
+TEST_CASE("a sweep's memory budget (--max-memory) is a size above 0 and does not change the output",
+          "[cli]") {
+  const std::string sim =
+      "sim --scenario scenarios/textbook.yaml --algorithm ring,rabenseifner --ranks 4,16 "
+      "--sizes 8B:1MiB:x16 --threads 2";
+  const auto zero = run_collsim(sim + " --max-memory 0");
+  CHECK(zero.code == 2);
+  CHECK(zero.err == "collsim: error: --max-memory: must be more than 0 bytes\n");
+  const auto word = run_collsim(sim + " --max-memory plenty");
+  CHECK(word.code == 2);
+  CHECK(word.err.rfind("collsim: error: --max-memory: ", 0) == 0);
+  const auto plain = run_collsim(sim);
+  const auto tight = run_collsim(sim + " --max-memory 1B");
+  REQUIRE(plain.code == 0);
+  CHECK(tight.code == 0);
+  CHECK(tight.out == plain.out);
+  const auto tune = run_collsim("tune --scenario dgx-a100 --ranks 8 --sizes 1KiB:1MiB:x8 "
+                                "--format ompi-rules --max-memory 1KiB");
+  CHECK(tune.code == 0);
+  CHECK(tune.out == run_collsim("tune --scenario dgx-a100 --ranks 8 --sizes 1KiB:1MiB:x8 "
+                                "--format ompi-rules")
+                        .out);
+}
+
 TEST_CASE("a broken scenario exits 2 with file:line:column", "[cli]") {
   const auto o = run_collsim("run tests/data/cli/bad_bandwidth.yaml");
   CHECK(o.code == 2);

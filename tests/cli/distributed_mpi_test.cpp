@@ -86,6 +86,12 @@ TEST_CASE("mpirun collsim sim prints what one process prints (loggp table, simgr
                   "--sizes 1KiB:4MiB:x16 --engine simgrid --links 3 --format json");
 }
 
+TEST_CASE("mpirun collsim sim under a memory budget prints what one process prints", "[cli][mpi]") {
+  // A budget of one byte per process: every point runs alone in its process, after giving way.
+  check_identical("sim --scenario dgx-h100 --algorithm ring,nccl_ring --ranks 8,16 "
+                  "--sizes 8B:64MiB:x64 --max-memory 1B");
+}
+
 TEST_CASE("mpirun collsim run prints every study as one process does", "[cli][mpi]") {
   check_identical("run scenarios/textbook.yaml --format csv");
 }
@@ -103,9 +109,9 @@ TEST_CASE("mpirun collsim validate reports the rows one process reports", "[cli]
 
 TEST_CASE("a sweep point that fails on some rank ends the job with one line naming the point",
           "[cli][mpi]") {
-  // SimGrid's engine takes at most 8192 participants: the 9000-rank points fail when they run.
+  // SimGrid's engine takes at most 16384 participants: the 20000-rank points fail when they run.
   const std::string args = "sim --scenario textbook --algorithm recursive_doubling "
-                           "--ranks 8,16,9000,32 --sizes 8B,1KiB --engine simgrid";
+                           "--ranks 8,16,20000,32 --sizes 8B,1KiB --engine simgrid";
   const Output one = run_collsim(args + " --threads 1");
   REQUIRE(one.code == 1);
   for (const int np : {2, 4}) {
@@ -114,9 +120,10 @@ TEST_CASE("a sweep point that fails on some rank ends the job with one line nami
     CHECK(many.code == 1);
     CHECK(many.out.empty());
     CHECK(collsim_lines(many.err) == 1);
-    CHECK(many.err.find("collsim: error: recursive_doubling at 9000 ranks, ") != std::string::npos);
+    CHECK(many.err.find("collsim: error: recursive_doubling at 20000 ranks, ") !=
+          std::string::npos);
     CHECK(many.err.find("(MPI rank ") != std::string::npos);
-    CHECK(many.err.find("9000 participants is more than the SimGrid engine takes") !=
+    CHECK(many.err.find("20000 participants is more than the SimGrid engine takes") !=
           std::string::npos);
   }
 }

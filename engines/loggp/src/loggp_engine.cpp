@@ -20,9 +20,10 @@ using namespace loggp_detail;
 class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
-      : s_(s), t_(t), opt_(opt), routes_(t, core::participant_devices(s, t, "loggp")),
-        ops_(s.op_count()), ranks_(s.participants()), lanes_(s), lane_(lanes_.count()),
-        protocol_(s.header().protocol), plain_(s.header().protocol == core::Protocol{}),
+      : lease_(charge(s, opt)), s_(s), t_(t), opt_(opt),
+        routes_(t, core::participant_devices(s, t, "loggp")), ops_(s.op_count()),
+        ranks_(s.participants()), lanes_(s), lane_(lanes_.count()), protocol_(s.header().protocol),
+        plain_(s.header().protocol == core::Protocol{}),
         per_link_(s.header().protocol.port_per_link),
         capped_(s.header().protocol.stream_bandwidth.bytes_per_second > 0.0) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
@@ -432,6 +433,22 @@ private:
     return std::max(rc.latency.value, proto);
   }
 
+  /// Reports the engine's state to the point's memory meter before it is allocated: per
+  /// operation its OpState (12 B) and the matching's receive index (4 B), the timeline and the
+  /// message log on top. (Measured peak resident memory of a 4096-rank ring, 67 M operations:
+  /// 38 B per operation, the schedule's 24 included.)
+  static core::MeterLease charge(const core::Schedule& s, const core::RunOptions& opt) {
+    core::MeterLease lease(s.header().meter);
+    if (lease.metered()) {
+      const std::uint64_t per_op = kStateBytes + (opt.timeline ? sizeof(double) : 0) +
+                                   (opt.messages || opt.link_loads ? 2 * sizeof(double) : 0);
+      lease.hold(per_op * s.op_count());
+    }
+    return lease;
+  }
+  static constexpr std::uint64_t kStateBytes = sizeof(OpState) + sizeof(OpId);
+
+  core::MeterLease lease_; // first: charged before any array below is allocated
   const core::Schedule& s_;
   const core::Topology& t_;
   const core::RunOptions& opt_;

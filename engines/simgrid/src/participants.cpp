@@ -21,8 +21,8 @@ void precheck(const core::Schedule& s, const core::Topology& t) {
   }
   if (s.participants() > kMaxParticipants) {
     throw core::EngineError(fmt::format(
-        "simgrid: {} participants is more than the SimGrid engine takes ({}: it builds a full "
-        "routing table); use --engine loggp",
+        "simgrid: {} participants is more than the SimGrid engine takes ({}: its time grows "
+        "with the square of the participants); use --engine loggp",
         s.participants(), kMaxParticipants));
   }
   if (core::match_messages(s, [](OpId, OpId) {}) != 0) {

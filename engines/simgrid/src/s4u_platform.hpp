@@ -1,6 +1,6 @@
 #pragma once
 // The s4u objects of a run (simulation.cpp): a host per participant and the plan's links and
-// routes in one Full zone. Internal to the engine.
+// routes in one zone that stores only the routes used. Internal to the engine.
 
 #include "platform.hpp"
 

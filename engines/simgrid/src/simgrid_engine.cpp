@@ -190,6 +190,10 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 core::RunResult SimgridEngine::run(const core::Schedule& schedule, const core::Topology& topology,
                                    const core::RunOptions& options) const {
   detail::precheck(schedule, topology); // clear errors without a child process
+  // The child's memory counts against the sweep point's budget while it runs (it cannot report
+  // it itself: it is another process).
+  core::MeterLease child_memory(schedule.header().meter);
+  child_memory.hold(detail::memory_estimate(schedule, options));
   std::array<int, 2> result_pipe{};
   std::array<int, 2> err_pipe{};
   if (::pipe2(result_pipe.data(), O_CLOEXEC) != 0 || ::pipe2(err_pipe.data(), O_CLOEXEC) != 0) {

@@ -19,6 +19,11 @@ void precheck(const core::Schedule& schedule, const core::Topology& topology);
 std::vector<std::uint64_t> node_keys(const core::Schedule& schedule,
                                      const core::Topology& topology);
 
+/// The bytes the simulation of `schedule` allocates beyond the schedule: its state per operation
+/// and SimGrid's platform per participant (a host, its CPU and netpoint, its routes; measured,
+/// docs/benchmarks.md). What the parent reports to the point's memory meter for its child.
+std::uint64_t memory_estimate(const core::Schedule& schedule, const core::RunOptions& options);
+
 /// Runs the schedule on SimGrid in this process (once per process). Throws EngineError.
 core::RunResult simulate(const core::Schedule& schedule, const core::Topology& topology,
                          const core::RunOptions& options, const core::SimgridSpec& settings);

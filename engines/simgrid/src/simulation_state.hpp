@@ -22,8 +22,17 @@ constexpr double kSpeed = 1e9;
 /// Cores per host: executions (reductions, CPU overheads) never share a core, as on loggp, where
 /// they cost their own time whatever else the rank does.
 constexpr int kCores = 1 << 16;
-/// SimGrid's full routing table holds participants^2 entries.
-constexpr std::uint32_t kMaxParticipants = 8192;
+/// The most participants a run takes. Memory no longer limits it (the zone stores only the routes
+/// used: s4u_platform.cpp); time does: SimGrid 3.32 keeps every host-to-host comm in one list that
+/// each completion searches (sendto_init detaches the comm onto maestro's activities_, and
+/// CommImpl::finish removes it by value), so a run costs messages x comms in flight, about
+/// participants^2 log participants for recursive doubling: 16384 participants take 5 minutes
+/// here (docs/benchmarks.md), 65536 would take hours.
+constexpr std::uint32_t kMaxParticipants = 16384;
+/// SimGrid's platform per participant, for the memory meter (simulation.hpp's memory_estimate):
+/// the child of recursive doubling at 16384 participants allocated about 100 MB beyond what it
+/// inherits, about 5 KB per participant after its state per operation (docs/benchmarks.md).
+constexpr std::uint64_t kPlatformBytesPerParticipant = 6144;
 /// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
 constexpr double kEpsilon = 1e-12;
 

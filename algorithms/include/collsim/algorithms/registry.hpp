@@ -47,6 +47,9 @@ struct Request {
   /// see arrivals through the schedule (analysis::apply_arrivals); only imbalance-aware
   /// generators read them here, to order their combining by arrival.
   std::vector<double> arrivals{};
+  /// The sweep point's memory meter (core/memory_meter.hpp): make_header puts it in the
+  /// schedule's header, which reports its arrays as they grow. None by default.
+  core::MeterRef meter{};
 };
 
 /// A closed-form alpha-beta-gamma cost:

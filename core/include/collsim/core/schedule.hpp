@@ -21,6 +21,7 @@
 
 #include "collsim/core/big_vector.hpp"
 #include "collsim/core/collective.hpp"
+#include "collsim/core/memory_meter.hpp"
 #include "collsim/core/units.hpp"
 
 #include <cstdint>
@@ -156,6 +157,9 @@ struct ScheduleHeader {
   /// The wire protocol (NCCL LL / LL128 / Simple; algorithms.md section 3); the default is plain
   /// point-to-point messages.
   Protocol protocol;
+  /// The sweep point's memory meter (memory_meter.hpp) the schedule reports its arrays to as
+  /// they grow, and the engine its state; none by default. Not part of the schedule's value.
+  MeterRef meter;
   bool operator==(const ScheduleHeader&) const = default;
 };
 
@@ -223,6 +227,9 @@ public:
   void finish();
   /// Reserves space for `ops` operations and `deps` dependencies.
   void reserve(std::size_t ops, std::size_t deps);
+  /// Reports the arrays to `meter` from now on (a schedule built without one, or a copy); may
+  /// throw MemoryRetry (memory_meter.hpp).
+  void set_meter(MeterRef meter);
 
   // --- reading --------------------------------------------------------------------------------
   [[nodiscard]] OpId rank_begin(Rank r) const { return rank_begin_[r]; }
@@ -287,7 +294,13 @@ private:
   };
   static_assert(sizeof(PackedOp) == 16);
 
+  /// Before the per-operation arrays get new buffers for `ops` operations and the dependency
+  /// lists one for `deps` (0: none): reports the old buffers plus the new to the meter, since
+  /// both exist until the copy is done (libstdc++ doubles a full vector).
+  void charge_growth(std::size_t ops, std::size_t deps);
+
   ScheduleHeader header_;
+  MeterLease lease_; // what the arrays hold on header_.meter
   BigVector<PackedOp> ops_;
   BigVector<std::uint64_t> offset_;       // target offset (engines never read it)
   std::vector<std::uint32_t> extra_deps_; // dependency lists of operations with two or more

@@ -8,7 +8,9 @@
 
 #include "collsim/analysis/executor.hpp"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace collsim::distributed {
 
@@ -48,7 +50,11 @@ private:
 
 /// The executor of the job's sweeps: MPI's dynamic distribution over the job's processes with
 /// `threads` worker threads in each (0: one per process, as `mpirun` places one per core), or
-/// null outside a job of several processes (the commands' own threads).
-[[nodiscard]] std::unique_ptr<analysis::Executor> executor(unsigned threads);
+/// outside a job of several processes this process's threads (0: all cores). The points a
+/// process runs at once hold at most `max_memory` bytes (analysis::MemoryGate); by default the
+/// memory available when the sweep starts (analysis::available_memory), shared equally by the
+/// job's processes on the node.
+[[nodiscard]] std::unique_ptr<analysis::Executor>
+executor(unsigned threads, std::optional<std::uint64_t> max_memory = std::nullopt);
 
 } // namespace collsim::distributed
