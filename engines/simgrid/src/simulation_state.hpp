@@ -17,17 +17,17 @@ using core::OpId;
 using core::OpKind;
 using core::Rank;
 
-/// Host speed: one flop is one nanosecond, so executions of `d` seconds are d * 1e9 flops.
+/// Host speed and cores. The engine runs no executions (its delays, reductions and CPU overheads
+/// included, are kernel timers: simulation.cpp's start_exec), but a SimGrid host needs both; as
+/// many cores as a host may have activities, so that nothing would share a core if one ran.
 constexpr double kSpeed = 1e9;
-/// Cores per host: executions (reductions, CPU overheads) never share a core, as on loggp, where
-/// they cost their own time whatever else the rank does.
 constexpr int kCores = 1 << 16;
 /// The most participants a run takes. Memory no longer limits it (the zone stores only the routes
 /// used: s4u_platform.cpp); time does: SimGrid 3.32 keeps every host-to-host comm in one list that
 /// each completion searches (sendto_init detaches the comm onto maestro's activities_, and
 /// CommImpl::finish removes it by value), so a run costs messages x comms in flight, about
-/// participants^2 log participants for recursive doubling: 16384 participants take 5 minutes
-/// here (docs/benchmarks.md), 65536 would take hours.
+/// participants^2 log participants for recursive doubling: 16384 participants take 2 minutes
+/// here (docs/benchmarks.md), 65536 would take most of an hour or more.
 constexpr std::uint32_t kMaxParticipants = 16384;
 /// SimGrid's platform per participant, for the memory meter (simulation.hpp's memory_estimate):
 /// the child of recursive doubling at 16384 participants allocated about 100 MB beyond what it
