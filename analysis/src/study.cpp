@@ -204,7 +204,9 @@ std::unique_ptr<StudyPlan> plan_study(const core::Scenario& scenario, const core
     }
     algo_params.push_back(std::move(resolved));
   }
-  for (const auto& [name, text] : study.params) {
+  for (const auto& param : study.params) {
+    const std::string& name = param.first; // not a structured binding: clang 14's lambdas cannot
+                                           // capture one
     const bool taken = std::any_of(algos.begin(), algos.end(), [&](const auto* a) {
       return a != nullptr && std::any_of(a->params.begin(), a->params.end(),
                                          [&](const auto& ps) { return ps.name == name; });
