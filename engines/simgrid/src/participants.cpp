@@ -1,5 +1,6 @@
 // What the simulation knows of its participants without SimGrid (simulation.hpp): the checks the
-// parent runs before the engine forks its child, and the node each participant is on.
+// parent runs before the engine forks its child, the memory the child will take, and the node each
+// participant is on.
 
 #include "simulation.hpp"
 
@@ -13,6 +14,19 @@
 namespace collsim::engines::detail {
 
 using namespace simgrid_state;
+
+std::uint64_t memory_estimate(const core::Schedule& s, const core::RunOptions& opt) {
+  const std::uint64_t n = s.participants();
+  // The state, the partner and the matching's receive index of every operation.
+  std::uint64_t per_op = sizeof(OpState) + 2 * sizeof(OpId);
+  if (s.header().protocol.fifo_slots > 0) {
+    per_op += sizeof(OpId) + 1;
+  }
+  if (opt.messages || opt.link_loads) {
+    per_op += 2 * sizeof(double);
+  }
+  return per_op * s.op_count() + n * kPlatformBytesPerParticipant;
+}
 
 void precheck(const core::Schedule& s, const core::Topology& t) {
   if (t.rank_count() < s.ranks()) {

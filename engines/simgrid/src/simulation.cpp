@@ -19,20 +19,6 @@
 #include <vector>
 
 namespace collsim::engines::detail {
-
-std::uint64_t memory_estimate(const core::Schedule& s, const core::RunOptions& opt) {
-  const std::uint64_t n = s.participants();
-  // The state, the partner and the matching's receive index of every operation.
-  std::uint64_t per_op = sizeof(simgrid_state::OpState) + 2 * sizeof(core::OpId);
-  if (s.header().protocol.fifo_slots > 0) {
-    per_op += sizeof(core::OpId) + 1;
-  }
-  if (opt.messages || opt.link_loads) {
-    per_op += 2 * sizeof(double);
-  }
-  return per_op * s.op_count() + n * simgrid_state::kPlatformBytesPerParticipant;
-}
-
 namespace {
 
 using namespace simgrid_state;
