@@ -132,6 +132,9 @@ std::string print_schedule(const Schedule& s) {
 
 namespace {
 
+/// The fewest bytes a participant's block takes: "rank 0 {\n}" (an agent's is longer).
+constexpr std::size_t kMinRankBlock = 10;
+
 class Parser {
 public:
   Parser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
@@ -162,6 +165,14 @@ public:
     const std::uint64_t ranks = read_uint("a rank count");
     if (ranks == 0 || ranks > (1ULL << 31)) {
       fail("rank count must be between 1 and 2^31");
+    }
+    // Every rank has its block below, at least "rank R {" and "}" on two lines: a count the rest
+    // of the file cannot hold is refused before the schedule sets aside room for it (a fuzzed
+    // file declared 1.4 billion ranks: 5.6 GB reserved up front).
+    if (ranks > (text_.size() - pos_) / kMinRankBlock) {
+      fail(fmt::format("rank count {} is more than the file holds: every rank needs its own block "
+                       "'rank R {{ ... }}' below",
+                       ranks));
     }
     h.ranks = static_cast<std::uint32_t>(ranks);
     end_line();

@@ -107,4 +107,11 @@ TEST_CASE("schedule parse errors name the line and column", "[core][schedule]") 
         "t.sched:1:19: error: unsupported schedule format version (this collsim reads version 1)");
   std::string truncated = kExchangeText.substr(0, kExchangeText.find("rank 1"));
   CHECK(parse_error(truncated) == "t.sched:13:1: error: expected 'rank', got ''");
+  // A rank count the file cannot hold is refused before anything is set aside for it (a fuzzing
+  // finding: 1.4 billion ranks in a 200-byte file reserved 5.6 GB).
+  std::string many = kExchangeText;
+  many.replace(many.find("ranks 2"), 7, "ranks 1403592656");
+  CHECK(parse_error(many).rfind("t.sched:4:", 0) == 0);
+  CHECK(parse_error(many).find("error: rank count 1403592656 is more than the file holds") !=
+        std::string::npos);
 }
