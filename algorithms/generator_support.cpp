@@ -18,6 +18,13 @@ std::string size_limit_refusal(const OpCounts& counts) {
   return {};
 }
 
+OpCounts collapsed_counts(const OpCounts& full, const Request& req) {
+  if (req.collapse_to == 0 || req.ranks == 0) {
+    return full;
+  }
+  return {full.ops / req.ranks * req.collapse_to, full.deps / req.ranks * req.collapse_to};
+}
+
 std::uint32_t NodeLayout::max_per_node() const {
   std::size_t most = 0;
   for (const auto& m : members) {

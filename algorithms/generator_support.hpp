@@ -24,6 +24,10 @@ struct OpCounts {
 /// before anything is allocated.
 std::string size_limit_refusal(const OpCounts& counts);
 
+/// The counts of `full` (every rank's) that a collapsed request (Request::collapse_to) builds:
+/// its share of the ranks, every rank of a symmetric schedule running as many operations.
+OpCounts collapsed_counts(const OpCounts& full, const Request& req);
+
 /// A stand-in for core::Schedule that only counts what a templated build() would add (its
 /// begin_rank and add), so that check() sizes a schedule before anything is allocated.
 struct OpCounter {

@@ -169,7 +169,18 @@ std::vector<TreeStep> tree_steps(std::size_t items, std::uint32_t channels, Leve
 class Sink {
 public:
   Sink() = default; ///< counts only
+  /// Counts only, the first `programs` ranks' (a collapsed request's, Request::collapse_to; 0:
+  /// every rank's).
+  explicit Sink(std::uint32_t programs) : programs_(programs) {}
   explicit Sink(core::Schedule& s) : schedule_(&s) {}
+  /// The programs to emit of a schedule for p ranks: the schedule's own (a collapsed one holds
+  /// its representatives only, core/collapse.hpp), else p or the counted share.
+  [[nodiscard]] std::uint32_t programs(std::uint32_t p) const {
+    if (schedule_ != nullptr) {
+      return schedule_->ranks();
+    }
+    return programs_ != 0 ? programs_ : p;
+  }
   void begin(core::Rank r) {
     if (schedule_ != nullptr) {
       schedule_->begin_rank(r);
@@ -222,6 +233,7 @@ public:
 
 private:
   core::Schedule* schedule_ = nullptr;
+  std::uint32_t programs_ = 0;
   detail::OpCounts counts_;
   std::uint32_t next_ = 0;
 };
@@ -238,7 +250,7 @@ core::Schedule build(
   h.protocol = make_protocol(algo, protocol_of(req), req);
   header(h);
   core::Schedule s(std::move(h));
-  Sink counter;
+  Sink counter(s.ranks());
   emit(pl, counter);
   s.reserve(counter.counts().ops, counter.counts().deps);
   Sink sink(s);
@@ -246,10 +258,11 @@ core::Schedule build(
   s.finish();
   return s;
 }
-/// "" or why the schedule `emit(plan, ...)` describes would exceed the IR's size limit.
+/// "" or why the schedule `emit(plan, ...)` describes would exceed the IR's size limit; `programs`:
+/// a collapsed request's (Request::collapse_to), whose representatives alone are built.
 template <class Plan, class Emit>
-std::string size_refusal(const Plan& pl, Emit emit) {
-  Sink counter;
+std::string size_refusal(const Plan& pl, Emit emit, std::uint32_t programs = 0) {
+  Sink counter(programs);
   emit(pl, counter);
   return detail::size_limit_refusal(counter.counts());
 }

@@ -187,6 +187,18 @@ std::string Registry::refusal(const AlgorithmInfo& algo, Request& request) const
       return why;
     }
   }
+  if (request.collapse_to != 0) {
+    // Internal: analysis::collapse_programs asks only for what the algorithm declares.
+    const Symmetry sym = algo.symmetry ? algo.symmetry(request) : Symmetry{};
+    request.symmetry = sym.kind;
+    const std::uint32_t k = request.collapse_to;
+    if (request.symmetry == core::SymmetryKind::none || request.ranks % k != 0 ||
+        k % sym.period != 0 ||
+        (request.symmetry == core::SymmetryKind::xor_blocks && (k & (k - 1)) != 0)) {
+      throw core::InternalError(
+          fmt::format("{} does not collapse {} ranks to {} programs", algo.name, request.ranks, k));
+    }
+  }
   if (algo.check) {
     return algo.check(request);
   }
@@ -201,7 +213,8 @@ core::Schedule Registry::generate(const AlgorithmInfo& algo, Request request) co
   s.finish();
   const core::ScheduleHeader& h = s.header();
   // A generator that disagrees with its request is a collsim bug, never the user's.
-  if (h.algorithm != algo.name || h.collective != request.collective || h.ranks != request.ranks ||
+  const std::uint32_t programs = request.collapse_to != 0 ? request.collapse_to : request.ranks;
+  if (h.algorithm != algo.name || h.collective != request.collective || h.ranks != programs ||
       h.bytes != request.bytes || h.root != request.root || h.counts != request.counts) {
     throw core::InternalError(fmt::format(
         "generator '{}' returned a schedule for '{}' ({} ranks, {} bytes, root {}) instead of "
@@ -226,6 +239,10 @@ core::ScheduleHeader make_header(const Request& r, std::uint64_t tmp_bytes, std:
   core::ScheduleHeader h;
   h.collective = r.collective;
   h.ranks = r.ranks;
+  if (r.collapse_to != 0) {
+    h.ranks = r.collapse_to;
+    h.collapse = {r.symmetry, r.ranks};
+  }
   h.bytes = r.bytes;
   h.root = r.root;
   h.counts = r.counts;

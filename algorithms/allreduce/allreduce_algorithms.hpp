@@ -33,7 +33,9 @@ using ButterflyPeer = std::uint32_t (*)(std::uint32_t newrank, std::uint32_t ste
                                         std::uint32_t pof2);
 core::Schedule full_vector_butterfly(const Request& req, const char* name, ButterflyPeer peer);
 /// Its exact operation and dependency counts (the same for every peer function).
-std::string full_vector_butterfly_refusal(std::uint32_t ranks);
+std::string full_vector_butterfly_refusal(const Request& req);
+/// xor_blocks on 2^m ranks with the XOR peer (recursive doubling's), else none.
+Symmetry full_vector_butterfly_symmetry(const Request& req);
 
 /// One rank's partners in MPICH's recursive exchange (MPII_Recexchalgo_get_neighbors), shared by
 /// recexch and k_reduce_scatter_allgather; defined in allreduce_recexch.cpp as a view of

@@ -83,7 +83,8 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   // Per channel: the reduce-scatter send of step j (chunk i-1-j), and the last operation.
   std::vector<std::uint32_t> rs_send(static_cast<std::size_t>(pl.channels) * (p - 1));
   std::vector<std::uint32_t> last(pl.channels, kNone);
-  for (core::Rank r = 0; r < p; ++r) {
+  // Every rank, or the representatives of a collapsed request (core/collapse.hpp).
+  for (core::Rank r = 0; r < sink.programs(p); ++r) {
     sink.begin(r);
     for (std::uint64_t l = 0; l < max_loops; ++l) {
       for (std::uint32_t q = 0; q < steps; ++q) {
@@ -137,6 +138,35 @@ core::Schedule generate(const Request& req) {
   return nccl::build(req, kName, nccl::Algo::ring, make_plan(req), emit);
 }
 
+/// Every rank runs the same steps at its ring position when the channel rings repeat every node
+/// (nodes of m consecutive ranks: each channel enters every node at the same local rank,
+/// nccl::ring_order) and every chunk of a loop has the same length (a last, shorter loop cut into
+/// p equal chunks): the program of rank x is that of x mod m, moved by x - x mod m.
+Symmetry symmetry(const Request& req) {
+  if (req.ranks < 2 || !req.counts.empty()) {
+    return {};
+  }
+  const detail::NodeLayout layout = detail::node_layout(req);
+  const std::uint32_t m = layout.max_per_node();
+  for (std::size_t j = 0; j < layout.members.size(); ++j) {
+    const auto& members = layout.members[j];
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (members.size() != m || members[i] != j * m + i) {
+        return {};
+      }
+    }
+  }
+  const Plan pl = make_plan(req);
+  for (std::uint32_t c = 0; c < pl.channels; ++c) {
+    const std::uint64_t full = pl.loops[c] == 0 ? 0 : (pl.loops[c] - 1) * pl.p * pl.chunk;
+    const std::uint64_t left = pl.len[c] - full;
+    if (left < pl.p * pl.chunk && left % pl.p != 0) {
+      return {};
+    }
+  }
+  return {core::SymmetryKind::rotation, m};
+}
+
 } // namespace
 
 AlgorithmInfo describe_allreduce_nccl_ring() {
@@ -150,8 +180,11 @@ AlgorithmInfo describe_allreduce_nccl_ring() {
   a.aliases = {"nccl:ring"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.constraints = {};
-  a.check = [](const Request& req) { return nccl::size_refusal(make_plan(req), emit); };
+  a.check = [](const Request& req) {
+    return nccl::size_refusal(make_plan(req), emit, req.collapse_to);
+  };
   a.generate = generate;
+  a.symmetry = symmetry;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: about 2(p-1)L a + 2(p-1)/p n b + (p-1)/p n g with L "
                    "loops of p chunks per channel, plus the protocol's launch, per-message "

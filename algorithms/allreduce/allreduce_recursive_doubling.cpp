@@ -66,15 +66,22 @@ std::uint32_t xor_peer(std::uint32_t newrank, std::uint32_t step, std::uint32_t 
 
 namespace detail {
 
-std::string full_vector_butterfly_refusal(std::uint32_t ranks) {
-  return size_limit_refusal(recursive_doubling_counts(ranks));
+std::string full_vector_butterfly_refusal(const Request& req) {
+  return size_limit_refusal(collapsed_counts(recursive_doubling_counts(req.ranks), req));
+}
+
+Symmetry full_vector_butterfly_symmetry(const Request& req) {
+  // On 2^m ranks every rank runs the same lg p exchanges with its rank's bits flipped; the fold
+  // of other rank counts sets some ranks apart.
+  return {req.ranks >= 2 && std::has_single_bit(req.ranks) ? core::SymmetryKind::xor_blocks
+                                                           : core::SymmetryKind::none};
 }
 
 core::Schedule full_vector_butterfly(const Request& req, const char* name, ButterflyPeer peer) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, p > 1 ? n : 0, name));
-  const OpCounts counts = recursive_doubling_counts(p);
+  const OpCounts counts = collapsed_counts(recursive_doubling_counts(p), req);
   s.reserve(counts.ops, counts.deps);
   const std::uint32_t pof2 = std::bit_floor(p);
   const std::uint32_t rem = p - pof2;
@@ -82,7 +89,8 @@ core::Schedule full_vector_butterfly(const Request& req, const char* name, Butte
   const core::Range scratch = detail::tmp_range(0, n);
 
   std::array<std::uint32_t, 2> dep{};
-  for (core::Rank r = 0; r < p; ++r) {
+  // Every rank, or the representatives of a collapsed request (core/collapse.hpp).
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
     s.begin_rank(r);
     std::uint32_t newrank = 0;
     bool reduced = false; // has this rank reduced yet (is there a last_reduce)?
@@ -151,7 +159,8 @@ AlgorithmInfo describe_recursive_doubling() {
              "Open MPI ompi_coll_base_allreduce_intra_recursivedoubling";
   // UCC's knomial allreduce is recursive_knomial (its own pattern and radix).
   a.aliases = {"ompi:3", "ompi:recursive_doubling", "mpich:recursive_doubling", "smpi:rdb"};
-  a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req.ranks); };
+  a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req); };
+  a.symmetry = detail::full_vector_butterfly_symmetry;
   a.generate = generate_recursive_doubling;
   a.cost = recursive_doubling_cost;
   a.cost_formula = "p = 2^k: lg p (a + n b + n g); otherwise at most (floor(lg p)+2) a + "

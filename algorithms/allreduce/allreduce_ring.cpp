@@ -50,7 +50,7 @@ core::Schedule generate_ring(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, 0, kName));
-  const OpCounts counts = ring_counts(p);
+  const OpCounts counts = detail::collapsed_counts(ring_counts(p), req);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
     s.finish();
@@ -69,7 +69,9 @@ core::Schedule generate_ring(const Request& req) {
 
   const std::uint32_t steps = p - 1;
   std::array<std::uint32_t, 1> dep{};
-  for (core::Rank r = 0; r < p; ++r) {
+  // Every rank, or the representatives of a collapsed request (core/collapse.hpp): rank r's
+  // program is rank 0's rotated by r when the blocks are equal (ring_symmetry).
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
     s.begin_rank(r);
     const core::Rank next = r + 1 == p ? 0 : r + 1;
     const core::Rank prev = before(r);
@@ -101,6 +103,12 @@ core::Schedule generate_ring(const Request& req) {
   return s;
 }
 
+Symmetry ring_symmetry(const Request& req) {
+  const bool equal_blocks = req.ranks >= 2 && req.bytes.value % req.ranks == 0;
+  return {equal_blocks && req.counts.empty() ? core::SymmetryKind::rotation
+                                             : core::SymmetryKind::none};
+}
+
 std::optional<CostTerms> ring_cost(const Request& req) {
   const std::uint64_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
@@ -123,7 +131,10 @@ AlgorithmInfo describe_ring() {
              "MPIR_Allreduce_intra_ring";
   // ucc:ring: UCC TL/UCP's ring allreduce, a ring reduce-scatter and allgather (formats.md f.1).
   a.aliases = {"ompi:4", "ompi:ring", "mpich:ring", "smpi:lr", "ucc:ring"};
-  a.check = [](const Request& req) { return detail::size_limit_refusal(ring_counts(req.ranks)); };
+  a.check = [](const Request& req) {
+    return detail::size_limit_refusal(detail::collapsed_counts(ring_counts(req.ranks), req));
+  };
+  a.symmetry = ring_symmetry;
   a.generate = generate_ring;
   a.cost = ring_cost;
   a.cost_formula = "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g (exact when p divides n)";

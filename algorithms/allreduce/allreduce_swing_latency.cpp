@@ -65,7 +65,7 @@ AlgorithmInfo describe_allreduce_swing_latency() {
   a.source = "De Sensi, Bonato, Saam & Hoefler, \"Swing: Short-cutting Rings for Higher Bandwidth "
              "Allreduce\", NSDI'24 (libswing ALGO_SWING_L)";
   a.constraints = {"other than a power of two: the first 2(p - 2^floor(lg p)) ranks fold in pairs"};
-  a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req.ranks); };
+  a.check = [](const Request& req) { return detail::full_vector_butterfly_refusal(req); };
   a.generate = generate_swing_latency;
   a.cost = swing_latency_cost;
   a.cost_formula = "p = 2^k: lg p (a + n b + n g); otherwise at most (floor(lg p)+2) a + "

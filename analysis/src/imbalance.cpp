@@ -362,7 +362,7 @@ core::Schedule apply_arrivals(const core::Schedule& s, const std::vector<double>
         out.calc(s.calc_time(id), deps);
       } else {
         const bool local = k == core::OpKind::reduce || k == core::OpKind::copy;
-        out.add(k, local ? 0 : s.peer(id), s.target(id), s.source(id), deps);
+        out.add(k, local ? 0 : s.route_peer(id), s.target(id), s.source(id), deps);
       }
     }
     out.set_stream(0);

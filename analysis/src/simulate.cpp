@@ -1,4 +1,5 @@
 #include "collsim/analysis/simulate.hpp"
+#include "collsim/analysis/collapse.hpp"
 
 #include "collsim/analysis/imbalance.hpp"
 #include "collsim/core/layout.hpp"
@@ -34,7 +35,8 @@ const std::vector<EngineEntry>& engine_table() {
   static const std::vector<EngineEntry> table{
       {"loggp", "discrete-event LogGP per route, no contention", true, false,
        [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
-          const EngineChoice&) { return engines::LogGPEngine().run(s, t, o); }},
+          const EngineChoice&) { return engines::LogGPEngine().run(s, t, o); },
+       true},
       {"analytic", "closed-form alpha-beta-gamma cost of the algorithm", false, false, {}},
       {"simgrid", "flow-level max-min bandwidth sharing on SimGrid", true, true,
        [](const core::Schedule& s, const core::Topology& t, const core::RunOptions& o,
@@ -137,6 +139,38 @@ void with_imbalance(const core::StudySpec& study, algorithms::Request& req) {
 
 } // namespace detail
 
+namespace {
+
+/// The schedule `request` runs as under the engine's stack.
+core::Schedule lowered(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
+                       const core::Topology& topology, const EngineChoice& engine,
+                       const algorithms::Request& request) {
+  stacks::LowerContext ctx{topology, engine.nccl, algo,
+                           engine.topology ? &*engine.topology : nullptr};
+  if (!engine.buffers.empty()) {
+    ctx.buffers = stacks::buffers_from_name(engine.buffers);
+  }
+  ctx.mpi = &engine.mpi;
+  return stacks::lower(stack_registry(), registry.generate(algo, request), ctx, engine.stack);
+}
+
+} // namespace
+
+std::optional<core::Schedule>
+collapse_for(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
+             const core::Topology& topology, const EngineChoice& engine,
+             const algorithms::Request& request, const core::RunOptions& options) {
+  if (!find_engine(engine.name).collapses || options.timeline || options.messages ||
+      options.link_loads) {
+    return std::nullopt;
+  }
+  return collapse_programs(algo, request, topology, [&](std::uint32_t programs) {
+    algorithms::Request r = request;
+    r.collapse_to = programs;
+    return lowered(registry, algo, topology, engine, r);
+  });
+}
+
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
                          const EngineChoice& engine, const algorithms::Request& request_in,
@@ -169,14 +203,11 @@ core::ResultRow simulate(const algorithms::Registry& registry,
       run->time = time;
     }
   } else {
-    stacks::LowerContext ctx{topology, engine.nccl, algo,
-                             engine.topology ? &*engine.topology : nullptr};
-    if (!engine.buffers.empty()) {
-      ctx.buffers = stacks::buffers_from_name(engine.buffers);
-    }
-    ctx.mpi = &engine.mpi;
+    // One program per class of equivalent ranks where that times exactly like every rank's.
+    std::optional<core::Schedule> collapsed =
+        collapse_for(registry, algo, topology, engine, request, options);
     core::Schedule schedule =
-        stacks::lower(stack_registry(), registry.generate(algo, request), ctx, engine.stack);
+        collapsed ? std::move(*collapsed) : lowered(registry, algo, topology, engine, request);
     if (!request.arrivals.empty()) {
       schedule = apply_arrivals(schedule, request.arrivals);
     }

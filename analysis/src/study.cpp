@@ -270,6 +270,16 @@ std::unique_ptr<StudyPlan> plan_study(const core::Scenario& scenario, const core
             pt.label.empty() ? pt.algo->name : fmt::format("auto ({})", pt.algo->name);
         probe.params = pt.params;
         why = registry.refusal(*pt.algo, probe);
+        if (!why.empty() && pt.algo->symmetry) {
+          // Too many operations for the whole schedule may be few for one program per class of
+          // equivalent ranks (core/collapse.hpp), which the point then runs.
+          core::RunOptions opt;
+          opt.link_loads = link_loads;
+          if (collapse_for(registry, *pt.algo, topologies.at(p),
+                           EngineChoice(study.engine, scenario), probe, opt)) {
+            why.clear();
+          }
+        }
         if (!why.empty()) {
           out.skipped.push_back(fmt::format("{} at {} ranks, {} bytes: {}", name, p, n.value, why));
           continue;

@@ -149,8 +149,10 @@ std::size_t match_messages(const Schedule& s, const std::function<void(OpId, OpI
         continue;
       }
       const Rank b = s.peer(id);
-      if (b >= p || b == a) {
-        continue; // reported by the structural check
+      // A message to itself is reported by the structural check; a collapsed schedule's message to
+      // its own representative's class is not one (core/collapse.hpp).
+      if (b >= p || s.route_peer(id) == a) {
+        continue;
       }
       const Rank key = connection(a, id);
       const std::uint64_t k = counters[connection(b, id)]++; // sends from a to b on this tag so far
@@ -199,13 +201,15 @@ void fifo_credits(const Schedule& s, std::uint32_t slots, const std::function<Op
     return;
   }
   for (Rank r = 0; r < s.participants(); ++r) {
-    // Per connection (peer, stream): the sends so far and the receives of the last `slots`.
+    // Per connection (peer, stream): the sends so far and the receives of the last `slots`. The
+    // peer is the route peer: in a collapsed schedule (core/collapse.hpp) the rank itself, not
+    // its class, owns the FIFO.
     std::unordered_map<std::uint64_t, std::pair<std::uint64_t, std::vector<OpId>>> sent;
     for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
       if (s.kind(id) != OpKind::send) {
         continue;
       }
-      const std::uint64_t key = (static_cast<std::uint64_t>(s.peer(id)) << 8) | s.stream(id);
+      const std::uint64_t key = (static_cast<std::uint64_t>(s.route_peer(id)) << 8) | s.stream(id);
       auto& [count, ring] = sent[key];
       if (ring.empty()) {
         ring.assign(slots, kNoMatch);

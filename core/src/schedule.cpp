@@ -34,6 +34,15 @@ std::string_view to_string(OpKind k) {
 }
 
 Schedule::Schedule(ScheduleHeader header) : header_(std::move(header)), lease_(header_.meter) {
+  if (const Collapse& c = header_.collapse; c.active()) {
+    const std::uint32_t k = header_.ranks;
+    const bool xor_ok = c.kind != SymmetryKind::xor_blocks ||
+                        ((c.ranks & (c.ranks - 1)) == 0 && (k & (k - 1)) == 0);
+    if (k == 0 || c.ranks < k || c.ranks % k != 0 || !xor_ok) {
+      throw InternalError(
+          fmt::format("a schedule collapsed to {} programs cannot stand for {} ranks", k, c.ranks));
+    }
+  }
   rank_begin_.reserve(static_cast<std::size_t>(participants()) + 1);
 }
 
@@ -45,7 +54,8 @@ void Schedule::set_meter(MeterRef meter) {
 
 void Schedule::charge_growth(std::size_t ops, std::size_t deps) {
   constexpr std::size_t kPerOp = sizeof(PackedOp) + sizeof(std::uint64_t) + 2; // + stream, tag
-  lease_.hold(memory_bytes() + ops * kPerOp + deps * sizeof(std::uint32_t));
+  const std::size_t per_op = kPerOp + (header_.collapse.active() ? sizeof(Rank) : 0);
+  lease_.hold(memory_bytes() + ops * per_op + deps * sizeof(std::uint32_t));
 }
 
 std::size_t Schedule::memory_bytes() const {
@@ -54,7 +64,8 @@ std::size_t Schedule::memory_bytes() const {
          local_sources_.capacity() * sizeof(LocalSource) +
          calc_ns_.capacity() * sizeof(std::uint64_t) +
          long_lengths_.capacity() * sizeof(std::pair<OpId, std::uint64_t>) +
-         streams_.capacity() * sizeof(std::uint8_t) + tags_.capacity() * sizeof(std::uint8_t);
+         streams_.capacity() * sizeof(std::uint8_t) + tags_.capacity() * sizeof(std::uint8_t) +
+         route_peers_.capacity() * sizeof(Rank);
 }
 
 void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
@@ -64,6 +75,9 @@ void Schedule::reserve(std::size_t ops, std::size_t /*deps*/) {
   }
   ops_.reserve(ops);
   offset_.reserve(ops);
+  if (header_.collapse.active()) {
+    route_peers_.reserve(ops);
+  }
 }
 
 void Schedule::check_building(const char* what) const {
@@ -136,6 +150,11 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
     o.arg = static_cast<std::uint32_t>(calc_ns_.size()); // its time: calc() sets it
     calc_ns_.push_back(0);
     target = Range{};
+  } else if (header_.collapse.active()) {
+    if (peer >= header_.collapse.ranks) {
+      throw InternalError(fmt::format("a message to rank {} of {}", peer, header_.collapse.ranks));
+    }
+    o.arg = peer % header_.ranks; // the representative of the partner's class (collapse.hpp)
   } else {
     o.arg = peer;
   }
@@ -165,6 +184,9 @@ std::uint32_t Schedule::add(OpKind kind, Rank peer, Range target, Range source,
   if (tag != 0 || !tags_.empty()) {
     tags_.resize(ops_.size(), 0);
     tags_.push_back(static_cast<std::uint8_t>(tag));
+  }
+  if (header_.collapse.active()) {
+    route_peers_.push_back(message ? peer : 0);
   }
   ops_.push_back(o);
   offset_.push_back(target.offset);
@@ -303,8 +325,13 @@ Lanes::Lanes(const Schedule& s) {
 
 bool Schedule::operator==(const Schedule& other) const {
   if (!(header_ == other.header_) || op_count() != other.op_count() ||
-      rank_begin_ != other.rank_begin_) {
+      rank_begin_ != other.rank_begin_ || route_peers_.size() != other.route_peers_.size()) {
     return false;
+  }
+  for (OpId id = 0; id < route_peers_.size(); ++id) {
+    if (route_peers_[id] != other.route_peers_[id]) {
+      return false;
+    }
   }
   for (OpId id = 0; id < op_count(); ++id) {
     if (!(op(id) == other.op(id))) {

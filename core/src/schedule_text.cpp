@@ -48,6 +48,10 @@ std::string range_text(const Range& r) {
 
 std::string print_schedule(const Schedule& s) {
   const auto& h = s.header();
+  if (h.collapse.active()) {
+    // Engines run collapsed schedules; users see and import full ones (collapse.hpp).
+    throw InternalError("a collapsed schedule has no text form");
+  }
   std::string out;
   out.reserve(64 + s.op_count() * 40);
   auto it = std::back_inserter(out);

@@ -144,7 +144,7 @@ core::Schedule after_reductions(core::Schedule s, core::Seconds seconds) {
         op = out.calc(s.calc_time(id), mapped);
       } else {
         const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
-        op = out.add(kind, is_message(kind) ? s.peer(id) : 0, s.target(id),
+        op = out.add(kind, is_message(kind) ? s.route_peer(id) : 0, s.target(id),
                      sourced ? s.source(id) : core::Range{}, mapped);
       }
       if (is_reduction(kind) && !more[r][id - base]) {

@@ -85,7 +85,7 @@ core::Schedule split_messages(const core::Schedule& s, const PieceRule& rule) {
         if (kind == core::OpKind::calc) {
           out.calc(s.calc_time(id), dep_list);
         } else {
-          out.add(kind, is_message(kind) ? s.peer(id) : 0, part, source, dep_list);
+          out.add(kind, is_message(kind) ? s.route_peer(id) : 0, part, source, dep_list);
         }
       }
       next += k;

@@ -20,10 +20,9 @@ using namespace loggp_detail;
 class Simulation {
 public:
   Simulation(const core::Schedule& s, const core::Topology& t, const core::RunOptions& opt)
-      : lease_(charge(s, opt)), s_(s), t_(t), opt_(opt),
-        routes_(t, core::participant_devices(s, t, "loggp")), ops_(s.op_count()),
-        ranks_(s.participants()), lanes_(s), lane_(lanes_.count()), protocol_(s.header().protocol),
-        plain_(s.header().protocol == core::Protocol{}),
+      : lease_(charge(s, opt)), s_(s), t_(t), opt_(opt), routes_(t, devices(s, t)),
+        ops_(s.op_count()), ranks_(s.participants()), lanes_(s), lane_(lanes_.count()),
+        protocol_(s.header().protocol), plain_(s.header().protocol == core::Protocol{}),
         per_link_(s.header().protocol.port_per_link),
         capped_(s.header().protocol.stream_bandwidth.bytes_per_second > 0.0) {
     static_assert(core::Schedule::kMaxOps - 1 <= OpState::kPartnerMask);
@@ -32,9 +31,14 @@ public:
     if (unmatched != 0) {
       throw core::EngineError("loggp: the schedule has unmatched messages (run `collsim verify`)");
     }
-    if (t.rank_count() < s.ranks()) {
-      throw core::EngineError(fmt::format(
-          "loggp: the schedule has {} ranks but the topology only {}", s.ranks(), t.rank_count()));
+    if (t.rank_count() < full_ranks()) {
+      throw core::EngineError(
+          fmt::format("loggp: the schedule has {} ranks but the topology only {}", full_ranks(),
+                      t.rank_count()));
+    }
+    if (s.header().collapse.active() &&
+        (opt.timeline || opt.messages || opt.link_loads || !s.header().agents.empty())) {
+      throw core::InternalError("loggp: a collapsed schedule has no per-rank timeline");
     }
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       lane_[l].next = lanes_.begin(l);
@@ -84,7 +88,7 @@ public:
       wake_senders();
     }
     core::RunResult res;
-    res.rank_finish.resize(s_.ranks());
+    res.rank_finish.resize(full_ranks());
     double end = 0.0;
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       if (lane_[l].next != lanes_.end(l) || lane_[l].blocked_on != core::kNoMatch) {
@@ -97,10 +101,11 @@ public:
       }
     }
     for (Rank r = 0; r < s_.participants(); ++r) {
-      if (r < s_.ranks()) {
-        res.rank_finish[r] = core::Seconds{ranks_[r].finish};
-      }
       end = std::max(end, ranks_[r].finish);
+    }
+    // A collapsed schedule's rank x finishes when its representative x mod k does (collapse.hpp).
+    for (Rank x = 0; x < full_ranks(); ++x) {
+      res.rank_finish[x] = core::Seconds{ranks_[x % s_.ranks()].finish};
     }
     for (const OpState& st : ops_) {
       if (st.state() != kDone) {
@@ -108,9 +113,10 @@ public:
       }
     }
     res.time = core::Seconds{end};
-    res.operations = s_.op_count();
-    res.messages = messages_;
-    res.bytes_sent = bytes_;
+    const std::uint64_t classes = full_ranks() / s_.ranks(); // 1 unless collapsed
+    res.operations = s_.op_count() * classes;
+    res.messages = messages_ * classes;
+    res.bytes_sent = bytes_ * classes;
     if (opt_.timeline) {
       res.timeline.reserve(s_.op_count());
       for (OpId id = 0; id < s_.op_count(); ++id) {
@@ -258,7 +264,7 @@ private:
     RankState& rs = ranks_[r];
     const core::EndpointParams& ep = *rs.endpoint;
     const std::uint64_t m = s_.length(id);
-    const Rank peer = s_.peer(id);
+    const Rank peer = s_.route_peer(id); // whose route it takes (collapse.hpp)
     const core::RouteCost& rc = routes_.get(r, peer);
     PortState& ps = per_link_ ? rs.port_for(routes_.end_links(r, peer).first) : rs.port;
     double* stream_free = nullptr;
@@ -309,11 +315,12 @@ private:
     if (!wire_.empty()) {
       wire_[recv].first = inject;
     }
-    queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, peer});
+    const Rank receiver = s_.peer(id); // the program that receives it
+    queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, receiver});
     // The arrival is handled after the other ranks' events of this wave: load what it will
     // touch now, so those loads overlap instead of each stalling on memory.
     __builtin_prefetch(ops_.data() + recv);
-    __builtin_prefetch(&ranks_[peer]);
+    __builtin_prefetch(&ranks_[receiver]);
     s_.prefetch(recv);
     ++messages_;
     bytes_ += m;
@@ -330,7 +337,7 @@ private:
     if (!capped_ || rs.agent || rs.stream_free.empty()) {
       return ready;
     }
-    const double o = overhead(*rs.endpoint, r, s_.peer(id));
+    const double o = overhead(*rs.endpoint, r, s_.route_peer(id));
     return std::max(ready, rs.stream_free[s_.stream(id)] - o);
   }
 
@@ -359,7 +366,7 @@ private:
 
   void complete_receive(OpId id, Rank r, double issued, double data_in) {
     const core::EndpointParams& ep = *ranks_[r].endpoint;
-    double end = std::max(issued, data_in) + overhead(ep, r, s_.peer(id));
+    double end = std::max(issued, data_in) + overhead(ep, r, s_.route_peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
       end += rate_time(s_.length(id), ep.reduce_bandwidth);
     }
@@ -368,7 +375,7 @@ private:
 
   void arrive(const Arrival& a) {
     RankState& rs = ranks_[a.rank];
-    const Rank sender = s_.peer(a.recv);
+    const Rank sender = s_.route_peer(a.recv);
     // m * G on the sender's route (the receive's peer is the sender).
     const std::uint64_t m = s_.length(a.recv);
     const double duration =
@@ -376,7 +383,7 @@ private:
     PortState& ps = per_link_ ? rs.port_for(routes_.end_links(sender, a.rank).second) : rs.port;
     double data_in = (rs.agent ? a.time() : std::max(a.time(), ps.recv_free)) + duration;
     ps.recv_free = data_in;
-    if (capped_ && !ranks_[sender].agent) {
+    if (capped_ && !ranks_[s_.peer(a.recv)].agent) {
       // The sender's thread block produced the payload no faster than the stream rate.
       data_in = std::max(data_in, a.time() + rate_time(m, protocol_.stream_bandwidth));
     }
@@ -447,6 +454,23 @@ private:
     return lease;
   }
   static constexpr std::uint64_t kStateBytes = sizeof(OpState) + sizeof(OpId);
+
+  /// The ranks the schedule stands for: its own, or a collapsed schedule's full count.
+  [[nodiscard]] std::uint32_t full_ranks() const {
+    return s_.header().collapse.active() ? s_.header().collapse.ranks : s_.ranks();
+  }
+  /// The device of every participant, and of a collapsed schedule every rank its messages' route
+  /// peers name (graph topologies; none on a full mesh).
+  static std::vector<core::DeviceId> devices(const core::Schedule& s, const core::Topology& t) {
+    std::vector<core::DeviceId> out = core::participant_devices(s, t, "loggp");
+    if (s.header().collapse.active() && !t.is_full_mesh()) {
+      const std::uint32_t p = std::min(s.header().collapse.ranks, t.rank_count());
+      for (Rank x = s.ranks(); x < p; ++x) {
+        out.push_back(t.device_of(x));
+      }
+    }
+    return out;
+  }
 
   core::MeterLease lease_; // first: charged before any array below is allocated
   const core::Schedule& s_;

@@ -43,10 +43,14 @@ public:
       return; // every pair has its own link: nothing in the middle
     }
     std::set<std::pair<Rank, Rank>> pairs;
+    // A collapsed schedule's routes run to its messages' route peers (core/collapse.hpp); every
+    // partner inside a representative's node is a representative (analysis/src/collapse.cpp).
+    const std::uint32_t ranks =
+        s.header().collapse.active() ? s.header().collapse.ranks : s.ranks();
     for (Rank r = 0; r < s.ranks(); ++r) {
       for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
-        const Rank peer = s.peer(id);
-        if (s.kind(id) == OpKind::send && peer < s.ranks() && peer != r &&
+        const Rank peer = s.route_peer(id);
+        if (s.kind(id) == OpKind::send && peer < ranks && peer != r &&
             t.devices()[devices[r]].node == t.devices()[devices[peer]].node) {
           pairs.emplace(r, peer);
         }

@@ -189,6 +189,10 @@ std::string tail_lines(const std::string& text, std::size_t lines) {
 
 core::RunResult SimgridEngine::run(const core::Schedule& schedule, const core::Topology& topology,
                                    const core::RunOptions& options) const {
+  if (schedule.header().collapse.active()) {
+    // Flows share links: one representative per class cannot stand for the others' traffic.
+    throw core::InternalError("simgrid: collapsed schedules run on the loggp engine only");
+  }
   detail::precheck(schedule, topology); // clear errors without a child process
   // The child's memory counts against the sweep point's budget while it runs (it cannot report
   // it itself: it is another process).

@@ -50,6 +50,12 @@ struct Request {
   /// The sweep point's memory meter (core/memory_meter.hpp): make_header puts it in the
   /// schedule's header, which reports its arrays as they grow. None by default.
   core::MeterRef meter{};
+  /// Generate the collapsed schedule (core/collapse.hpp): the programs of ranks 0..collapse_to-1
+  /// only, one per class of the algorithm's symmetry (AlgorithmInfo::symmetry), which
+  /// analysis::collapse_programs chooses; 0: every rank.
+  std::uint32_t collapse_to = 0;
+  /// The symmetry of a collapsed request (Registry::refusal fills it from AlgorithmInfo).
+  core::SymmetryKind symmetry = core::SymmetryKind::none;
 };
 
 /// A closed-form alpha-beta-gamma cost:
@@ -58,6 +64,14 @@ struct CostTerms {
   double alpha_terms = 0.0; ///< number of message start-ups on the critical path
   double beta_bytes = 0.0;  ///< bytes transferred on the critical path
   double gamma_bytes = 0.0; ///< bytes reduced on the critical path
+};
+
+/// An algorithm's rank symmetry for a request (core/collapse.hpp): rank x's program is rank
+/// (x mod k)'s with its peers moved, for every k that is a multiple of `period` and divides p.
+/// Rings over nodes (NCCL's, entering each node at another GPU per channel) repeat every node.
+struct Symmetry {
+  core::SymmetryKind kind = core::SymmetryKind::none;
+  std::uint32_t period = 1;
 };
 
 struct AlgorithmInfo {
@@ -76,6 +90,9 @@ struct AlgorithmInfo {
   std::function<std::optional<CostTerms>(const Request&)> cost;
   /// The closed form as text, e.g. "2(p-1)a + 2(p-1)/p n b + (p-1)/p n g".
   std::string cost_formula;
+  /// The group under which every rank's program is its representative's with its peers moved
+  /// (core/collapse.hpp), where the request has one; none (or unset): no collapsed form.
+  std::function<Symmetry(const Request&)> symmetry;
   /// Takes per-rank counts (Request::counts): the algorithm also runs the collective's v-variant
   /// (allgatherv, gatherv, scatterv, alltoallv, MPI_Reduce_scatter).
   bool counts = false;

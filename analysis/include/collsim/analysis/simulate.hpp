@@ -51,6 +51,8 @@ struct EngineEntry {
   std::function<core::RunResult(const core::Schedule&, const core::Topology&,
                                 const core::RunOptions&, const EngineChoice&)>
       run;
+  /// Runs collapsed schedules (core/collapse.hpp): one program per class of equivalent ranks.
+  bool collapses = false;
 };
 
 /// "loggp", "analytic", "simgrid".
@@ -81,6 +83,14 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
 /// them unset (with_library_params; the row's `params` shows them), lowered by the stack that
 /// runs it, on the engine. For "analytic" the algorithm must declare a closed form for the request
 /// (UsageError otherwise). `run` (optional) receives the engine's full result.
+/// The collapsed schedule `request` runs as on `engine` (analysis/collapse.hpp): none (every
+/// rank's program) unless the engine runs collapsed schedules (loggp), the run keeps no per-rank
+/// record (timeline, messages, link loads) and the algorithm and the machine share a symmetry.
+std::optional<core::Schedule>
+collapse_for(const algorithms::Registry& registry, const algorithms::AlgorithmInfo& algo,
+             const core::Topology& topology, const EngineChoice& engine,
+             const algorithms::Request& request, const core::RunOptions& options = {});
+
 core::ResultRow simulate(const algorithms::Registry& registry,
                          const algorithms::AlgorithmInfo& algo, const core::Topology& topology,
                          const EngineChoice& engine, const algorithms::Request& request,

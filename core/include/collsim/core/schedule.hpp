@@ -20,6 +20,7 @@
 // more dependencies: a 4096-rank ring allreduce (67 million operations) takes 1.6 GB.
 
 #include "collsim/core/big_vector.hpp"
+#include "collsim/core/collapse.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/core/memory_meter.hpp"
 #include "collsim/core/units.hpp"
@@ -157,6 +158,10 @@ struct ScheduleHeader {
   /// The wire protocol (NCCL LL / LL128 / Simple; algorithms.md section 3); the default is plain
   /// point-to-point messages.
   Protocol protocol;
+  /// A collapsed schedule (collapse.hpp): `ranks` programs stand for collapse.ranks ranks, one per
+  /// class; messages name their partner's representative as peer and the partner as route_peer.
+  /// Engines other than loggp refuse it, and it has no text form.
+  Collapse collapse;
   /// The sweep point's memory meter (memory_meter.hpp) the schedule reports its arrays to as
   /// they grow, and the engine its state; none by default. Not part of the schedule's value.
   MeterRef meter;
@@ -245,6 +250,11 @@ public:
     const std::uint32_t len = ops_[id].length;
     return len != kLongLength ? len : long_length(id);
   }
+  /// send/recv/recv_reduce: the partner whose route the message takes; peer(id) except in a
+  /// collapsed schedule (collapse.hpp), where peer(id) is that partner's representative.
+  [[nodiscard]] Rank route_peer(OpId id) const {
+    return route_peers_.empty() ? ops_[id].arg : route_peers_[id];
+  }
   /// Local indices of the operations `id` depends on.
   [[nodiscard]] std::span<const std::uint32_t> deps(OpId id) const {
     const PackedOp& o = ops_[id];
@@ -313,6 +323,7 @@ private:
   std::uint32_t stream_ = 0;        // the stream of operations added next
   std::uint32_t stream_count_ = 1;
   BigVector<std::uint8_t> tags_; // per operation; empty while every message has tag 0
+  BigVector<Rank> route_peers_;  // per operation of a collapsed schedule; empty otherwise
   std::uint32_t tag_ = 0;        // the tag of messages added next
   Rank next_rank_ = 0;
   bool finished_ = false;
