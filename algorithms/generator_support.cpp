@@ -164,7 +164,7 @@ OpCounts block_ring_counts(std::uint32_t p) {
 core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how) {
   const std::uint32_t p = req.ranks;
   core::Schedule s(make_header(req, 0, name));
-  const OpCounts counts = block_ring_counts(p);
+  const OpCounts counts = collapsed_counts(block_ring_counts(p), req);
   s.reserve(counts.ops, counts.deps);
   if (p < 2) {
     s.finish();
@@ -193,7 +193,8 @@ core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how)
     position[sigma[i]] = i;
   }
   std::array<std::uint32_t, 1> dep{};
-  for (core::Rank r = 0; r < p; ++r) {
+  // Every rank, or the representatives of a collapsed request (block_ring_symmetry).
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
     s.begin_rank(r);
     const std::uint32_t i = position[r];
     const core::Rank next = sigma[i + 1 == p ? 0 : i + 1];
@@ -211,6 +212,15 @@ core::Schedule block_ring_pass(const Request& req, const char* name, Arrive how)
   }
   s.finish();
   return s;
+}
+
+Symmetry block_ring_symmetry(const Request& req) {
+  // In rank order with equal blocks, rank r's pass is rank 0's moved by r (the renamed order
+  // and unequal blocks set ranks apart).
+  const auto order = req.params.find("order");
+  const bool renamed = order != req.params.end() && order->second == kRingOrderRenamed;
+  const bool equal = req.ranks >= 2 && req.counts.empty() && req.bytes.value % req.ranks == 0;
+  return {equal && !renamed ? core::SymmetryKind::rotation : core::SymmetryKind::none};
 }
 
 ParamSpec ring_order_param() {

@@ -89,6 +89,8 @@ constexpr std::int64_t kRingOrderRenamed = 1;
 ParamSpec ring_order_param();
 /// Its exact operation and dependency counts.
 OpCounts block_ring_counts(std::uint32_t p);
+/// block_ring_pass's symmetry: rotation in rank order with equal blocks (core/collapse.hpp).
+Symmetry block_ring_symmetry(const Request& req);
 /// (p-1)a + (p-1)/p n b (+ (p-1)/p n g when combining), exact when p divides n; otherwise a step
 /// is paced by the largest block in flight and there is no closed form.
 std::optional<CostTerms> block_ring_cost(const Request& req, Arrive how);

@@ -45,8 +45,10 @@ AlgorithmInfo describe_allgather_ring() {
   a.counts = true; // allgatherv: Open MPI ompi_coll_base_allgatherv_intra_ring, MPICH
                    // MPIR_Allgatherv_intra_ring
   a.check = [](const Request& req) {
-    return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
+    return detail::size_limit_refusal(
+        detail::collapsed_counts(detail::block_ring_counts(req.ranks), req));
   };
+  a.symmetry = detail::block_ring_symmetry;
   a.generate = [](const Request& req) {
     return detail::block_ring_pass(req, kName, detail::Arrive::store);
   };

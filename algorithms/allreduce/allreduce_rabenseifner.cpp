@@ -90,7 +90,7 @@ core::Schedule generate_rabenseifner(const Request& req) {
   const std::uint32_t p = req.ranks;
   const std::uint64_t n = req.bytes.value;
   core::Schedule s(make_header(req, p > 1 ? n : 0, kName));
-  const OpCounts counts = rabenseifner_counts(p);
+  const OpCounts counts = detail::collapsed_counts(rabenseifner_counts(p), req);
   s.reserve(counts.ops, counts.deps);
   const std::uint32_t pof2 = std::bit_floor(p);
   const std::uint32_t rem = p - pof2;
@@ -99,7 +99,8 @@ core::Schedule generate_rabenseifner(const Request& req) {
 
   std::array<Step, 32> steps{};
   std::array<std::uint32_t, 2> dep{};
-  for (core::Rank r = 0; r < p; ++r) {
+  // Every rank, or the representatives of a collapsed request (core/collapse.hpp).
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
     s.begin_rank(r);
     if (p < 2) {
       continue;
@@ -243,7 +244,16 @@ AlgorithmInfo describe_rabenseifner() {
              "MPIR_Allreduce_intra_reduce_scatter_allgather";
   a.aliases = {"ompi:6", "ompi:rabenseifner", "mpich:reduce_scatter_allgather", "smpi:rab_rdb"};
   a.check = [](const Request& req) {
-    return detail::size_limit_refusal(rabenseifner_counts(req.ranks));
+    return detail::size_limit_refusal(
+        detail::collapsed_counts(rabenseifner_counts(req.ranks), req));
+  };
+  // On 2^m ranks with n a multiple of p every halving step splits equal halves: rank r runs rank
+  // 0's exchanges with its bits flipped, keeping the other half where its bit is set (the same
+  // lengths; only offsets differ).
+  a.symmetry = [](const Request& req) {
+    const bool even =
+        req.ranks >= 2 && std::has_single_bit(req.ranks) && req.bytes.value % req.ranks == 0;
+    return Symmetry{even ? core::SymmetryKind::xor_blocks : core::SymmetryKind::none};
   };
   a.generate = generate_rabenseifner;
   a.cost = rabenseifner_cost;

@@ -45,8 +45,10 @@ AlgorithmInfo describe_reduce_scatter_ring() {
   a.params = {detail::ring_order_param()};
   a.counts = true; // MPI_Reduce_scatter's counts: Open MPI's ring takes rcounts
   a.check = [](const Request& req) {
-    return detail::size_limit_refusal(detail::block_ring_counts(req.ranks));
+    return detail::size_limit_refusal(
+        detail::collapsed_counts(detail::block_ring_counts(req.ranks), req));
   };
+  a.symmetry = detail::block_ring_symmetry;
   a.generate = [](const Request& req) {
     return detail::block_ring_pass(req, kName, detail::Arrive::combine);
   };

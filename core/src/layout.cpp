@@ -7,8 +7,9 @@
 
 namespace collsim::core {
 
+// A collapsed schedule's blocks are those of all the ranks it stands for (collapse.hpp).
 BlockLayout::BlockLayout(const ScheduleHeader& h)
-    : BlockLayout(h.collective, h.ranks, h.bytes.value, h.counts) {}
+    : BlockLayout(h.collective, h.full_ranks(), h.bytes.value, h.counts) {}
 
 BlockLayout::BlockLayout(CollectiveKind c, std::uint32_t ranks, std::uint64_t bytes,
                          std::vector<std::uint64_t> counts)

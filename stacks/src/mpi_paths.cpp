@@ -29,12 +29,12 @@ void link_rates(core::Protocol& p, const LowerContext& ctx, std::uint32_t ranks)
 } // namespace
 
 core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
-  if (ctx.buffers != Buffers::device || !on_gpus(s, ctx.topology) || s.ranks() < 2) {
+  if (ctx.buffers != Buffers::device || !on_gpus(s, ctx.topology) || s.header().full_ranks() < 2) {
     return s;
   }
   core::Protocol p = s.header().protocol;
   p.port_per_link = true;
-  link_rates(p, ctx, s.ranks());
+  link_rates(p, ctx, s.header().full_ranks());
   s.set_protocol(p);
   return s;
 }
@@ -64,7 +64,7 @@ core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx) {
 core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const HostCosts& costs) {
   core::Schedule out = stage_through_host(s, ctx.topology, costs);
   core::Protocol p = out.header().protocol;
-  link_rates(p, ctx, s.ranks());
+  link_rates(p, ctx, s.header().full_ranks());
   p.intra_node_efficiency = nccl_detail::kPciScale; // the staging copies cross PCIe
   out.set_protocol(p);
   return out;

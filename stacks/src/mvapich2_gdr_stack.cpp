@@ -61,8 +61,10 @@ std::uint64_t median_inter_node_length(const core::Schedule& s, const core::Topo
   for (core::Rank r = 0; r < s.ranks(); ++r) {
     const std::uint32_t node = t.devices()[t.device_of(r)].node;
     for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
-      if (s.kind(id) == core::OpKind::send && s.peer(id) < s.ranks() &&
-          t.devices()[t.device_of(s.peer(id))].node != node) {
+      // The partner's node (a collapsed schedule's route peer, core/collapse.hpp): each class
+      // of ranks sends alike, so its representatives' median is every rank's.
+      if (s.kind(id) == core::OpKind::send && s.route_peer(id) < s.header().full_ranks() &&
+          t.devices()[t.device_of(s.route_peer(id))].node != node) {
         lengths.push_back(s.length(id));
       }
     }
@@ -100,7 +102,7 @@ std::uint64_t call_bytes(const core::ScheduleHeader& h) {
   if (h.collective == CollectiveKind::bcast) {
     return h.bytes.value;
   }
-  return h.bytes.value / std::max<std::uint32_t>(h.ranks, 1);
+  return h.bytes.value / std::max<std::uint32_t>(h.full_ranks(), 1);
 }
 
 class Mvapich2Gdr final : public detail::MpiStack {
@@ -114,7 +116,7 @@ public:
         return detail::staged(schedule, ctx, detail::host_costs());
       }
       const auto limit = naive_limit(h.collective);
-      if (limit && call_bytes(h) <= *limit && schedule.ranks() > 1 &&
+      if (limit && call_bytes(h) <= *limit && schedule.header().full_ranks() > 1 &&
           detail::stageable(schedule, ctx.topology)) {
         return detail::staged(schedule, ctx, detail::pooled_costs());
       }

@@ -179,7 +179,7 @@ public:
     schedule.set_protocol(p);
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
-    const std::uint32_t ranks = schedule.ranks();
+    const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
     if (algo && proto) {
       // The network plugin's latency (ncclNetProperties_t.latency): tuning.cc adds it to
       // interLat, once more with Simple for the flush of each received step.

@@ -7,6 +7,7 @@
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
 #include "collsim/io/scenario_loader.hpp"
+#include "collsim/stacks/stack.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
@@ -100,20 +101,37 @@ void check_same_times(const core::RunResult& full, const core::RunResult& collap
 TEST_CASE("a collapsed ring or butterfly is the full schedule's programs, matched alike",
           "[analysis][collapse]") {
   const auto registry = algorithms::make_default_registry();
-  const auto& ring = registry.find(core::CollectiveKind::allreduce, "ring");
-  const auto& rd = registry.find(core::CollectiveKind::allreduce, "recursive_doubling");
-  for (const std::uint32_t p : {2U, 3U, 4U, 5U, 6U, 8U, 12U, 16U, 30U, 64U}) {
-    for (std::uint32_t k = 1; k < p; ++k) {
-      if (p % k != 0) {
+  // Rings in rank order (allreduce, allgather, reduce-scatter) on any p, butterflies
+  // (recursive doubling, Rabenseifner's halving and doubling) on powers of two.
+  struct Family {
+    core::CollectiveKind collective;
+    const char* name;
+    bool butterfly;
+  };
+  const Family families[] = {
+      {core::CollectiveKind::allreduce, "ring", false},
+      {core::CollectiveKind::allgather, "ring", false},
+      {core::CollectiveKind::reduce_scatter, "ring", false},
+      {core::CollectiveKind::allreduce, "recursive_doubling", true},
+      {core::CollectiveKind::allreduce, "rabenseifner", true},
+  };
+  for (const Family& f : families) {
+    const auto& algo = registry.find(f.collective, f.name);
+    for (const std::uint32_t p : {2U, 3U, 4U, 5U, 6U, 8U, 12U, 16U, 30U, 64U}) {
+      if (f.butterfly && (p & (p - 1)) != 0) {
         continue;
       }
-      INFO("ring, p = " << p << ", k = " << k);
-      check_against_full(registry.generate(ring, request(p, 4096ULL * p)),
-                         registry.generate(ring, request(p, 4096ULL * p, k)));
-      if ((p & (p - 1)) == 0 && (k & (k - 1)) == 0) {
-        INFO("recursive doubling");
-        check_against_full(registry.generate(rd, request(p, 1000)),
-                           registry.generate(rd, request(p, 1000, k)));
+      algorithms::Request full = request(p, 4096ULL * p);
+      full.collective = f.collective;
+      REQUIRE(algo.symmetry(full).kind != core::SymmetryKind::none);
+      for (std::uint32_t k = 1; k < p; ++k) {
+        if (p % k != 0 || (f.butterfly && (k & (k - 1)) != 0)) {
+          continue;
+        }
+        INFO(core::to_string(f.collective) << " " << f.name << ", p = " << p << ", k = " << k);
+        algorithms::Request collapsed = full;
+        collapsed.collapse_to = k;
+        check_against_full(registry.generate(algo, full), registry.generate(algo, collapsed));
       }
     }
   }
@@ -178,6 +196,7 @@ TEST_CASE("collapsed schedules time exactly like full ones on loggp", "[analysis
     std::uint32_t ranks;
     std::uint64_t bytes;
     std::uint32_t programs; // what collapse_for must choose (0: none)
+    core::CollectiveKind collective = core::CollectiveKind::allreduce;
   };
   // textbook: a full mesh, every rank alike. dgx-a100: 8 GPUs per node behind NVSwitches, one
   // rail-optimised leaf per GPU index: the ring's node crossings repeat every node, and XOR moves
@@ -194,16 +213,22 @@ TEST_CASE("collapsed schedules time exactly like full ones on loggp", "[analysis
       {"dgx-a100", "nccl_ring", 32, 32 << 20, 8},
       {"dgx-a100", "nccl_ring", 64, 64 * 1024, 8},
       {"textbook", "nccl_ring", 16, 16 << 20, 1},
+      {"textbook", "rabenseifner", 64, 64 * 4096, 1},
+      {"dgx-a100", "rabenseifner", 32, 32 * 65536, 1},
+      {"dgx-a100", "ring", 32, 32 * 65536, 8, core::CollectiveKind::allgather},
+      {"dgx-a100", "ring", 24, 24 * 65536, 8, core::CollectiveKind::reduce_scatter},
       {"cpu-hdr100-epyc", "ring", 64, 64 * 1024, 16},
       {"fat-tree-tapered", "ring", 64, 64 * 4096, 0},
       {"fat-tree-tapered", "recursive_doubling", 64, 4096, 0},
   };
   for (const Case& c : cases) {
-    INFO(c.preset << " " << c.algorithm << " " << c.ranks << " ranks, " << c.bytes << " B");
+    INFO(c.preset << " " << core::to_string(c.collective) << " " << c.algorithm << " " << c.ranks
+                  << " ranks, " << c.bytes << " B");
     const core::Scenario scenario = io::load_scenario(c.preset);
     const core::Topology topo = topologies::build(scenario.topology, c.ranks);
-    const auto& algo = registry.find(core::CollectiveKind::allreduce, c.algorithm);
+    const auto& algo = registry.find(c.collective, c.algorithm);
     algorithms::Request req = request(c.ranks, c.bytes);
+    req.collective = c.collective;
     req.topology = &topo;
     const analysis::EngineChoice engine("loggp", scenario);
     const std::uint32_t k = programs(analysis::collapse_for(registry, algo, topo, engine, req));
@@ -216,6 +241,42 @@ TEST_CASE("collapsed schedules time exactly like full ones on loggp", "[analysis
     const core::ResultRow b = analysis::simulate(registry, algo, topo, engine, req, &full, record);
     check_same_times(full, collapsed);
     CHECK(a.time.value == Approx(b.time.value).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("stacks lower a collapsed schedule for all the ranks it stands for",
+          "[analysis][collapse]") {
+  // NCCL's model inputs (nodes, rings, stream rates) and the MPI stacks' GPU paths are sized by
+  // the collective's ranks, not by the representatives: 64 ranks on 8 nodes, not 8 on one.
+  const auto registry = algorithms::make_default_registry();
+  const stacks::Registry stacks = stacks::default_stacks();
+  const core::Scenario scenario = io::load_scenario("dgx-a100");
+  const core::Topology topo = topologies::build(scenario.topology, 64);
+  for (const auto& [name, stack] : {std::pair<const char*, const char*>{"nccl_ring", ""},
+                                    {"ring", "openmpi-4.1"},
+                                    {"ring", "mvapich2-gdr"}}) {
+    INFO(name << " " << stack);
+    const auto& algo = registry.find(core::CollectiveKind::allreduce, name);
+    // 64 KiB and 1 MiB per rank: MVAPICH2-GDR stages calls of up to its limit per rank through
+    // host memory (its agents then keep the schedule whole in a run, but not in this lowering).
+    for (const std::uint64_t n : {std::uint64_t{64} << 16, std::uint64_t{64} << 20}) {
+      algorithms::Request req = request(64, n);
+      req.topology = &topo;
+      if (!algo.params.empty()) {
+        // LL128's per-channel rate depends on the node count (tuning.cc's perChMaxRingLL128Bw).
+        req.params = algorithms::resolve_params(algo, {{"protocol", "ll128"}});
+      }
+      req = analysis::with_library_params(algo, req, analysis::EngineChoice("loggp", scenario));
+      const stacks::LowerContext ctx{topo, scenario.nccl, algo, &scenario.topology};
+      const core::Schedule full = stacks::lower(stacks, registry.generate(algo, req), ctx, stack);
+      req.collapse_to = 8;
+      const core::Schedule collapsed =
+          stacks::lower(stacks, registry.generate(algo, req), ctx, stack);
+      CHECK(collapsed.ranks() == 8);
+      CHECK(collapsed.header().full_ranks() == 64);
+      CHECK(collapsed.header().protocol == full.header().protocol);
+      CHECK(collapsed.header().agents.empty() == full.header().agents.empty());
+    }
   }
 }
 

@@ -456,9 +456,7 @@ private:
   static constexpr std::uint64_t kStateBytes = sizeof(OpState) + sizeof(OpId);
 
   /// The ranks the schedule stands for: its own, or a collapsed schedule's full count.
-  [[nodiscard]] std::uint32_t full_ranks() const {
-    return s_.header().collapse.active() ? s_.header().collapse.ranks : s_.ranks();
-  }
+  [[nodiscard]] std::uint32_t full_ranks() const { return s_.header().full_ranks(); }
   /// The device of every participant, and of a collapsed schedule every rank its messages' route
   /// peers name (graph topologies; none on a full mesh).
   static std::vector<core::DeviceId> devices(const core::Schedule& s, const core::Topology& t) {

@@ -162,6 +162,11 @@ struct ScheduleHeader {
   /// class; messages name their partner's representative as peer and the partner as route_peer.
   /// Engines other than loggp refuse it, and it has no text form.
   Collapse collapse;
+  /// The ranks the schedule stands for: `ranks`, or a collapsed schedule's full count (what
+  /// stacks and engines size the collective by).
+  [[nodiscard]] std::uint32_t full_ranks() const {
+    return collapse.active() ? collapse.ranks : ranks;
+  }
   /// The sweep point's memory meter (memory_meter.hpp) the schedule reports its arrays to as
   /// they grow, and the engine its state; none by default. Not part of the schedule's value.
   MeterRef meter;
