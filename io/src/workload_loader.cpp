@@ -352,6 +352,14 @@ private:
     m.density = number(p["density"], path + ".density", "a number density above 0", 1e-12, 1e12);
     m.ghost_width =
         number(p["ghost_width"], path + ".ghost_width", "a length above 0", 1e-12, 1e12);
+    // Wider than half the domain, the ghost layers of opposite faces overlap and the counts
+    // below (density x width x face area) exceed what a rank holds; HOOMD-blue refuses such a box.
+    if (const double side = std::cbrt(m.particles / m.density); 2 * m.ghost_width > side) {
+      fail(p["ghost_width"], path + ".ghost_width",
+           fmt::format("a ghost width of {:g} is more than half the side of a rank's domain, {:g} "
+                       "((particles / density)^(1/3))",
+                       m.ghost_width, side));
+    }
     const auto opt_whole = [&](const char* key, std::uint32_t fallback, std::uint32_t most) {
       return p[key] ? whole(p[key], path + "." + key, most) : fallback;
     };

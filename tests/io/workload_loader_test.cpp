@@ -223,6 +223,12 @@ TEST_CASE("the md_halo generator sends HOOMD-blue's ghost layers and checks", "[
                  "ghost_width: 1, precision: quad}\n") ==
         "w.yaml:3:80: error: phases[0].precision: unknown precision 'quad'; valid values are: "
         "single, double");
+  // A ghost layer wider than half the domain (found by fuzzing: 2e9 made the ghost count
+  // overflow its integer).
+  CHECK(error_of("name: md\nphases:\n  - {generator: md_halo, particles: 1000, density: 1, "
+                 "ghost_width: 5.5}\n") ==
+        "w.yaml:3:68: error: phases[0].ghost_width: a ghost width of 5.5 is more than half the "
+        "side of a rank's domain, 10 ((particles / density)^(1/3))");
 }
 
 TEST_CASE("the stencil_halo generator sends each face of a rank's block to its neighbour",
