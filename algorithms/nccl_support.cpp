@@ -260,7 +260,7 @@ std::uint64_t block_chunks(std::uint64_t n, std::uint32_t p, std::uint32_t chann
 ChunkContext chunk_context(const Request& req, const detail::NodeLayout& layout) {
   ChunkContext ctx;
   ctx.collective = req.collective;
-  ctx.bytes = req.bytes.value;
+  ctx.bytes = req.chunk_basis != 0 ? req.chunk_basis : req.bytes.value;
   ctx.channels = channels_of(req);
   ctx.ranks = req.ranks;
   ctx.nodes = layout.nodes();

@@ -313,6 +313,9 @@ std::string pat_refusal(const Request& req);
 core::Schedule block_ring(const Request& req, const char* name, detail::Arrive how);
 /// "" or why block_ring(req, ...) would exceed the IR's size limit.
 std::string block_ring_refusal(const Request& req, detail::Arrive how);
+/// AlgorithmInfo::loop_bytes of block_ring: a chunk of every channel's slice of every block (a
+/// message that much shorter has blocks a chunk per channel shorter, the same last chunks).
+std::uint64_t block_ring_loop(const Request& req);
 
 /// NCCL's pipelined chain along the ring (ncclPatternPipelineFrom/To), shared by broadcast (store:
 /// the chain starts at the root and ends at the root's ring predecessor; each rank receives a chunk
@@ -323,6 +326,8 @@ std::string block_ring_refusal(const Request& req, detail::Arrive how);
 /// partial sums land in the middle ranks' data, which MPI_Reduce allows.)
 core::Schedule ring_chain(const Request& req, const char* name, detail::Arrive how);
 std::string ring_chain_refusal(const Request& req, detail::Arrive how);
+/// AlgorithmInfo::loop_bytes of ring_chain: a chunk of every channel.
+std::uint64_t ring_chain_loop(const Request& req);
 
 /// A dependency list of at most one entry: `dep(kNone)` is empty.
 inline std::span<const std::uint32_t> dep(const std::uint32_t& d) {

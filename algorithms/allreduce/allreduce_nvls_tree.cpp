@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <numeric>
 #include <vector>
 
 namespace collsim::algorithms {
@@ -219,6 +220,26 @@ core::Schedule generate(const Request& req) {
   });
 }
 
+/// One chunk of every channel (interleaved_chunks), repeated until each node's heads, which
+/// rotate over its GPUs chunk by chunk (emit), are back where they started: a message L bytes
+/// shorter then runs the same last chunks on the same heads.
+std::uint64_t loop_bytes(const Request& req) {
+  if (req.ranks < 2) {
+    return 0;
+  }
+  const std::uint32_t channels = nccl::channels_of(req);
+  const detail::NodeLayout layout = detail::node_layout(req);
+  nccl::ChunkContext ctx = nccl::chunk_context(req, layout);
+  ctx.heads = layout.max_per_node();
+  const std::uint64_t chunk = nccl::chunk_bytes(nccl::Algo::nvls_tree, nccl::protocol_of(req), ctx);
+  std::uint64_t rounds = 1; // loops until every node's head rotation repeats
+  for (const auto& members : layout.members) {
+    const std::uint64_t m = members.size();
+    rounds = std::lcm(rounds, m / std::gcd<std::uint64_t>(m, channels));
+  }
+  return std::uint64_t{channels} * chunk * rounds;
+}
+
 } // namespace
 
 AlgorithmInfo describe_allreduce_nvls_tree() {
@@ -236,6 +257,7 @@ AlgorithmInfo describe_allreduce_nvls_tree() {
                    "Simple protocol only"};
   a.check = refusal;
   a.generate = generate;
+  a.loop_bytes = loop_bytes;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: per GPU about n out and n in over NVLink, per node "
                    "about 2n across the network, pipelined by chunks; switch reductions, the "

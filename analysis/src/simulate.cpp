@@ -1,5 +1,6 @@
 #include "collsim/analysis/simulate.hpp"
 #include "collsim/analysis/collapse.hpp"
+#include "collsim/analysis/steady_state.hpp"
 
 #include "collsim/analysis/imbalance.hpp"
 #include "collsim/core/layout.hpp"
@@ -206,16 +207,34 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     // One program per class of equivalent ranks where that times exactly like every rank's.
     std::optional<core::Schedule> collapsed =
         collapse_for(registry, algo, topology, engine, request, options);
-    core::Schedule schedule =
-        collapsed ? std::move(*collapsed) : lowered(registry, algo, topology, engine, request);
-    if (!request.arrivals.empty()) {
-      schedule = apply_arrivals(schedule, request.arrivals);
+    // A long chunk pipeline from a run of fewer loops where that is exact (steady_state.hpp).
+    std::optional<core::RunResult> steady;
+    if (!collapsed) {
+      steady = steady_state_run(
+          algo, request, topology,
+          [&](const algorithms::Request& r) {
+            return lowered(registry, algo, topology, engine, r);
+          },
+          [&](const core::Schedule& s, const core::RunOptions& o) {
+            return entry.run(s, topology, o, engine);
+          },
+          options);
     }
-    if (request.meter.get() != nullptr && schedule.header().meter.get() == nullptr) {
-      // Built without the request's header (an imported or composed schedule): report it now.
-      schedule.set_meter(request.meter);
+    core::RunResult result;
+    if (steady) {
+      result = std::move(*steady);
+    } else {
+      core::Schedule schedule =
+          collapsed ? std::move(*collapsed) : lowered(registry, algo, topology, engine, request);
+      if (!request.arrivals.empty()) {
+        schedule = apply_arrivals(schedule, request.arrivals);
+      }
+      if (request.meter.get() != nullptr && schedule.header().meter.get() == nullptr) {
+        // Built without the request's header (an imported or composed schedule): report it now.
+        schedule.set_meter(request.meter);
+      }
+      result = entry.run(schedule, topology, options, engine);
     }
-    core::RunResult result = entry.run(schedule, topology, options, engine);
     time = result.time;
     if (run != nullptr) {
       *run = std::move(result);

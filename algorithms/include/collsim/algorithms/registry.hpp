@@ -56,6 +56,10 @@ struct Request {
   std::uint32_t collapse_to = 0;
   /// The symmetry of a collapsed request (Registry::refusal fills it from AlgorithmInfo).
   core::SymmetryKind symmetry = core::SymmetryKind::none;
+  /// The message size that NCCL's size-dependent rules see (its chunk sizes, enqueue.cc), 0:
+  /// `bytes`. A steady-state run (analysis/steady_state.hpp) times fewer loops of a larger
+  /// message and keeps that message's chunks.
+  std::uint64_t chunk_basis = 0;
 };
 
 /// A closed-form alpha-beta-gamma cost:
@@ -93,6 +97,11 @@ struct AlgorithmInfo {
   /// The group under which every rank's program is its representative's with its peers moved
   /// (core/collapse.hpp), where the request has one; none (or unset): no collapsed form.
   std::function<Symmetry(const Request&)> symmetry;
+  /// The bytes one loop of the algorithm's chunk pipeline carries for this request (its chunk
+  /// sizes fixed by Request::chunk_basis): the schedule for `bytes` - L is this one with one
+  /// loop fewer, the same first loops and the same last one (analysis/steady_state.hpp). Unset
+  /// or 0: no such loop.
+  std::function<std::uint64_t(const Request&)> loop_bytes;
   /// Takes per-rank counts (Request::counts): the algorithm also runs the collective's v-variant
   /// (allgatherv, gatherv, scatterv, alltoallv, MPI_Reduce_scatter).
   bool counts = false;
