@@ -128,16 +128,16 @@ std::string ring_chain_refusal(const Request& req, detail::Arrive how) {
 }
 
 namespace {
-std::uint64_t ring_chunk(const Request& req) {
-  return chunk_bytes(Algo::ring, protocol_of(req), chunk_context(req, detail::node_layout(req)));
+std::uint64_t chunk_of(const Request& req, Algo a) {
+  return chunk_bytes(a, protocol_of(req), chunk_context(req, detail::node_layout(req)));
 }
 } // namespace
 
-std::uint64_t block_ring_loop(const Request& req) {
-  return req.ranks < 2 ? 0 : std::uint64_t{req.ranks} * channels_of(req) * ring_chunk(req);
+std::uint64_t block_loop(const Request& req, Algo a) {
+  return req.ranks < 2 ? 0 : std::uint64_t{req.ranks} * channels_of(req) * chunk_of(req, a);
 }
 std::uint64_t ring_chain_loop(const Request& req) {
-  return req.ranks < 2 ? 0 : std::uint64_t{channels_of(req)} * ring_chunk(req);
+  return req.ranks < 2 ? 0 : std::uint64_t{channels_of(req)} * chunk_of(req, Algo::ring);
 }
 
 } // namespace collsim::algorithms::nccl

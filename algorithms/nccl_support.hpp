@@ -313,9 +313,10 @@ std::string pat_refusal(const Request& req);
 core::Schedule block_ring(const Request& req, const char* name, detail::Arrive how);
 /// "" or why block_ring(req, ...) would exceed the IR's size limit.
 std::string block_ring_refusal(const Request& req, detail::Arrive how);
-/// AlgorithmInfo::loop_bytes of block_ring: a chunk of every channel's slice of every block (a
-/// message that much shorter has blocks a chunk per channel shorter, the same last chunks).
-std::uint64_t block_ring_loop(const Request& req);
+/// AlgorithmInfo::loop_bytes of the block-wise algorithms (block_chunking: the ring over blocks,
+/// PAT): a chunk of every channel's slice of every block (a message that much shorter has blocks
+/// a chunk per channel shorter, the same last chunks).
+std::uint64_t block_loop(const Request& req, Algo a);
 
 /// NCCL's pipelined chain along the ring (ncclPatternPipelineFrom/To), shared by broadcast (store:
 /// the chain starts at the root and ends at the root's ring predecessor; each rank receives a chunk

@@ -41,7 +41,7 @@ AlgorithmInfo describe_allgather_nccl_ring() {
   a.aliases = {"nccl:ring"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.check = [](const Request& req) { return nccl::block_ring_refusal(req, detail::Arrive::store); };
-  a.loop_bytes = nccl::block_ring_loop;
+  a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {
     return nccl::block_ring(req, kName, detail::Arrive::store);
   };

@@ -104,6 +104,7 @@ AlgorithmInfo describe_allgather_pat() {
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.constraints = {"one rank per node", "Simple protocol only"};
   a.check = refusal;
+  a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::pat); };
   a.generate = generate;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: (p-1)/p n b in (p-1)K messages per rank for K chunks "

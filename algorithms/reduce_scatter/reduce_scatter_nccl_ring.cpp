@@ -44,7 +44,7 @@ AlgorithmInfo describe_reduce_scatter_nccl_ring() {
   a.check = [](const Request& req) {
     return nccl::block_ring_refusal(req, detail::Arrive::combine);
   };
-  a.loop_bytes = nccl::block_ring_loop;
+  a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {
     return nccl::block_ring(req, kName, detail::Arrive::combine);
   };

@@ -102,6 +102,7 @@ AlgorithmInfo describe_reduce_scatter_pat() {
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.constraints = {"one rank per node", "Simple protocol only"};
   a.check = refusal;
+  a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::pat); };
   a.generate = generate;
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: (p-1)/p n b + (p-1)/p n g in (p-1)K messages per "

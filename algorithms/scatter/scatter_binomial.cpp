@@ -18,6 +18,13 @@
 // p-1: it copies that subtree's two pieces into `tmp` first.
 // Dependencies: sends and the copy wait for the receive that filled `tmp`; the root's wrapped
 // send waits for its two copies.
+//
+// Not derived from the binomial gather by reversing time (issue 24 asked where such a fold keeps
+// every schedule): the gather's programs read backwards, sends and receives swapped, are these
+// but for the root's two copies of a subtree that wraps past rank p-1, which come out second
+// piece first. A generic reversal would change one of the two schedules. (The tree bcast and
+// reduce already share one generator, bcast_reduce_trees.hpp; the linear gather and scatter share
+// their exchange, generator_support.hpp.)
 
 #include "generator_support.hpp"
 #include "scatter/scatter_algorithms.hpp"

@@ -119,6 +119,21 @@ TEST_CASE("a long NCCL pipeline timed from fewer loops equals the full run",
        {{"channels", "1"}, {"protocol", "ll"}},
        "simgrid",
        core::CollectiveKind::reduce},
+      // PAT (one rank per node): a 512 KiB chunk of every block per loop.
+      {"fat-tree-tapered",
+       "pat",
+       4,
+       (300ULL << 21) + 4 * 1000,
+       {{"channels", "1"}},
+       "loggp",
+       core::CollectiveKind::allgather},
+      {"fat-tree-tapered",
+       "pat",
+       5,
+       300ULL * 5 * (1 << 19),
+       {{"channels", "1"}},
+       "simgrid",
+       core::CollectiveKind::reduce_scatter},
   };
   for (const Point& pt : points) {
     INFO(core::to_string(pt.collective)
