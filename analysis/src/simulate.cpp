@@ -180,6 +180,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   std::string chosen;
   const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
   core::Seconds time;
+  std::string method; // ResultRow::method
   if (!entry.messages && !request.arrivals.empty()) {
     throw core::UsageError("the analytic engine prices closed forms, which have no arrival skew; "
                            "use --engine loggp or simgrid");
@@ -207,8 +208,14 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     // One program per class of equivalent ranks where that times exactly like every rank's.
     std::optional<core::Schedule> collapsed =
         collapse_for(registry, algo, topology, engine, request, options);
+    if (collapsed) {
+      const std::uint32_t k = collapsed->ranks();
+      method =
+          fmt::format("collapsed: {} program{} for {} ranks", k, k == 1 ? "" : "s", request.ranks);
+    }
     // A long chunk pipeline from a run of fewer loops where that is exact (steady_state.hpp).
     std::optional<core::RunResult> steady;
+    SteadyState found;
     if (!collapsed) {
       steady = steady_state_run(
           algo, request, topology,
@@ -218,7 +225,11 @@ core::ResultRow simulate(const algorithms::Registry& registry,
           [&](const core::Schedule& s, const core::RunOptions& o) {
             return entry.run(s, topology, o, engine);
           },
-          options);
+          options, &found);
+    }
+    if (steady) {
+      method = fmt::format("steady state: {} of {} loops run, period {}", found.run_loops,
+                           found.loops, found.period);
     }
     core::RunResult result;
     if (steady) {
@@ -245,6 +256,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   row.params = std::move(chosen);
   row.stack = engine.stack;
   row.varying = !request.counts.empty();
+  row.method = std::move(method);
   if (!request.arrivals.empty()) {
     row.last_arrival =
         core::Seconds{*std::max_element(request.arrivals.begin(), request.arrivals.end())};

@@ -115,6 +115,7 @@ inline void put_row(WireWriter& w, const core::ResultRow& r) {
   w.put(r.stack);
   w.put(r.varying);
   w.put(r.last_arrival);
+  w.put(r.method);
 }
 
 inline void get_row(WireReader& in, core::ResultRow& r) {
@@ -133,6 +134,7 @@ inline void get_row(WireReader& in, core::ResultRow& r) {
   in.get(r.stack);
   in.get(r.varying);
   in.get(r.last_arrival);
+  in.get(r.method);
 }
 
 inline void put_load(WireWriter& w, const core::LinkLoad& l) {

@@ -201,6 +201,9 @@ std::string format_json(std::span<const core::ResultRow> rows, const JsonExtras&
     if (!r.params.empty()) {
       results.back()["params"] = r.params;
     }
+    if (!r.method.empty()) {
+      results.back()["method"] = r.method;
+    }
   }
   doc["results"] = std::move(results);
   return doc.dump(2) + "\n";

@@ -12,6 +12,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fmt/format.h>
 
 using namespace collsim;
 
@@ -241,6 +242,10 @@ TEST_CASE("collapsed schedules time exactly like full ones on loggp", "[analysis
     const core::ResultRow b = analysis::simulate(registry, algo, topo, engine, req, &full, record);
     check_same_times(full, collapsed);
     CHECK(a.time.value == Approx(b.time.value).epsilon(1e-12));
+    CHECK(a.method == (k == 0 ? std::string()
+                              : fmt::format("collapsed: {} program{} for {} ranks", k,
+                                            k == 1 ? "" : "s", c.ranks)));
+    CHECK(b.method.empty());
   }
 }
 

@@ -208,7 +208,9 @@ TEST_CASE("simulate takes the steady state only where it times exactly",
   const core::Scenario scenario = io::load_scenario("dgx-a100");
   const core::Topology topo = topologies::build(scenario.topology, 4);
   const auto& algo = registry.find(core::CollectiveKind::allreduce, "nccl_ring");
-  const Point pt{"dgx-a100", "nccl_ring", 4, 600ULL << 17, {{"protocol", "ll"}}, "loggp"};
+  // One LL channel: 600 loops of 4 chunks of 32 KiB (NCCL's own 24 channels would make 25).
+  const Point pt{"dgx-a100", "nccl_ring", 4, 600ULL << 17, {{"protocol", "ll"}, {"channels", "1"}},
+                 "loggp"};
   const algorithms::Request req = request_for(algo, pt, topo, scenario);
   const analysis::EngineChoice engine("loggp", scenario);
   core::RunResult steady;
@@ -218,6 +220,10 @@ TEST_CASE("simulate takes the steady state only where it times exactly",
   const core::ResultRow a = analysis::simulate(registry, algo, topo, engine, req, &steady);
   const core::ResultRow b = analysis::simulate(registry, algo, topo, engine, req, &full, record);
   CHECK(a.time.value == Approx(b.time.value).epsilon(1e-11));
+  // The row says how it was timed ("steady state: R of N loops run, period P").
+  CHECK(a.method.rfind("steady state: ", 0) == 0);
+  CHECK(a.method.find(" loops run, period ") != std::string::npos);
+  CHECK(b.method.empty());
   CHECK(steady.timeline.empty());
   CHECK(full.timeline.size() == full.operations);
   CHECK(steady.operations == full.operations);

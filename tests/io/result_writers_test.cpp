@@ -147,6 +147,14 @@ TEST_CASE("the JSON results carry every field by name with its value in base uni
   CHECK(results[5]["root"] == 2); // bcast keeps its root
 }
 
+TEST_CASE("JSON rows say how a point was timed where it did not run in full", "[io][writers]") {
+  auto rows = sample_rows();
+  rows[0].method = "steady state: 672 of 4096 loops run, period 32";
+  const auto doc = nlohmann::json::parse(collsim::io::format_json(rows));
+  CHECK(doc["results"][0]["method"] == "steady state: 672 of 4096 loops run, period 32");
+  CHECK_FALSE(doc["results"][1].contains("method"));
+}
+
 TEST_CASE("format_json without extras prints only the results", "[io][writers]") {
   const auto doc = nlohmann::json::parse(collsim::io::format_json({}));
   CHECK(doc == nlohmann::json::parse(R"({"results": []})"));

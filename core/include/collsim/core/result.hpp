@@ -33,6 +33,10 @@ struct ResultRow {
   /// Under arrival skew: when the last rank entered the call, after the first. `time` counts
   /// from the first arrival; time - last_arrival is the time from the last. 0: all at once.
   Seconds last_arrival{0.0};
+  /// How the engine timed the point where it did not run every operation of every rank, with
+  /// the same result (docs/engines.md): "collapsed: 8 programs for 64 ranks", "steady state: 672
+  /// of 4096 loops run, period 32"; "" when it ran in full.
+  std::string method;
   bool operator==(const ResultRow&) const = default;
 };
 
