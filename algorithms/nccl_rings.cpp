@@ -136,8 +136,8 @@ std::uint64_t chunk_of(const Request& req, Algo a) {
 std::uint64_t block_loop(const Request& req, Algo a) {
   return req.ranks < 2 ? 0 : std::uint64_t{req.ranks} * channels_of(req) * chunk_of(req, a);
 }
-std::uint64_t ring_chain_loop(const Request& req) {
-  return req.ranks < 2 ? 0 : std::uint64_t{channels_of(req)} * chunk_of(req, Algo::ring);
+std::uint64_t chunk_loop(const Request& req, Algo a) {
+  return req.ranks < 2 ? 0 : std::uint64_t{channels_of(req)} * chunk_of(req, a);
 }
 
 } // namespace collsim::algorithms::nccl

@@ -314,8 +314,9 @@ core::Schedule block_ring(const Request& req, const char* name, detail::Arrive h
 /// "" or why block_ring(req, ...) would exceed the IR's size limit.
 std::string block_ring_refusal(const Request& req, detail::Arrive how);
 /// AlgorithmInfo::loop_bytes of the block-wise algorithms (block_chunking: the ring over blocks,
-/// PAT): a chunk of every channel's slice of every block (a message that much shorter has blocks
-/// a chunk per channel shorter, the same last chunks).
+/// PAT; and the ring allreduce, whose loops are p chunks of each channel's slice): a chunk of
+/// every channel's slice of every block (a message that much shorter has blocks a chunk per
+/// channel shorter, the same last chunks).
 std::uint64_t block_loop(const Request& req, Algo a);
 
 /// NCCL's pipelined chain along the ring (ncclPatternPipelineFrom/To), shared by broadcast (store:
@@ -327,8 +328,9 @@ std::uint64_t block_loop(const Request& req, Algo a);
 /// partial sums land in the middle ranks' data, which MPI_Reduce allows.)
 core::Schedule ring_chain(const Request& req, const char* name, detail::Arrive how);
 std::string ring_chain_refusal(const Request& req, detail::Arrive how);
-/// AlgorithmInfo::loop_bytes of ring_chain: a chunk of every channel.
-std::uint64_t ring_chain_loop(const Request& req);
+/// AlgorithmInfo::loop_bytes of the algorithms that cut each channel's slice of the buffer into
+/// chunks (interleaved_chunks: the chain along the ring, the tree): a chunk of every channel.
+std::uint64_t chunk_loop(const Request& req, Algo a);
 
 /// A dependency list of at most one entry: `dep(kNone)` is empty.
 inline std::span<const std::uint32_t> dep(const std::uint32_t& d) {

@@ -167,18 +167,6 @@ Symmetry symmetry(const Request& req) {
   return {core::SymmetryKind::rotation, m};
 }
 
-/// One loop of every channel: p chunks of each channel's slice (make_plan). A message L bytes
-/// shorter leaves each slice p chunks shorter, its last loop as it was.
-std::uint64_t loop_bytes(const Request& req) {
-  if (req.ranks < 2 || !req.counts.empty()) {
-    return 0;
-  }
-  const detail::NodeLayout layout = detail::node_layout(req);
-  const std::uint64_t chunk =
-      nccl::chunk_bytes(nccl::Algo::ring, nccl::protocol_of(req), nccl::chunk_context(req, layout));
-  return std::uint64_t{nccl::channels_of(req)} * req.ranks * chunk;
-}
-
 } // namespace
 
 AlgorithmInfo describe_allreduce_nccl_ring() {
@@ -197,7 +185,9 @@ AlgorithmInfo describe_allreduce_nccl_ring() {
   };
   a.generate = generate;
   a.symmetry = symmetry;
-  a.loop_bytes = loop_bytes;
+  // One loop of every channel, p chunks of each channel's slice (make_plan): a message that much
+  // shorter leaves each slice p chunks shorter, its last loop as it was.
+  a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::ring); };
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula = "approximate, not exact: about 2(p-1)L a + 2(p-1)/p n b + (p-1)/p n g with L "
                    "loops of p chunks per channel, plus the protocol's launch, per-message "

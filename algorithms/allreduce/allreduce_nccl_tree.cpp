@@ -181,18 +181,6 @@ core::Schedule generate(const Request& req) {
   return nccl::build(req, kName, nccl::Algo::tree, make_plan(req), emit);
 }
 
-/// One chunk of every channel (interleaved_chunks): a message L bytes shorter has one chunk
-/// fewer per channel, the same last chunks; the levels (nccl::tree_steps) move with the chunks.
-std::uint64_t loop_bytes(const Request& req) {
-  if (req.ranks < 2) {
-    return 0;
-  }
-  const detail::NodeLayout layout = detail::node_layout(req);
-  const std::uint64_t chunk =
-      nccl::chunk_bytes(nccl::Algo::tree, nccl::protocol_of(req), nccl::chunk_context(req, layout));
-  return std::uint64_t{nccl::channels_of(req)} * chunk;
-}
-
 } // namespace
 
 AlgorithmInfo describe_allreduce_nccl_tree() {
@@ -207,7 +195,9 @@ AlgorithmInfo describe_allreduce_nccl_tree() {
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.check = [](const Request& req) { return nccl::size_refusal(make_plan(req), emit); };
   a.generate = generate;
-  a.loop_bytes = loop_bytes;
+  // One chunk of every channel (interleaved_chunks); the levels (nccl::tree_steps) move with the
+  // chunks.
+  a.loop_bytes = [](const Request& req) { return nccl::chunk_loop(req, nccl::Algo::tree); };
   a.cost = [](const Request&) { return std::optional<CostTerms>{}; };
   a.cost_formula =
       "approximate, not exact: about 2(ppn - 1 + ceil(lg N)) hop latencies + (K - 1) "

@@ -37,7 +37,7 @@ AlgorithmInfo describe_bcast_nccl_ring() {
   a.aliases = {"nccl:ring"};
   a.params = {nccl::protocol_param(), nccl::channels_param()};
   a.check = [](const Request& req) { return nccl::ring_chain_refusal(req, detail::Arrive::store); };
-  a.loop_bytes = nccl::ring_chain_loop;
+  a.loop_bytes = [](const Request& req) { return nccl::chunk_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {
     return nccl::ring_chain(req, kName, detail::Arrive::store);
   };

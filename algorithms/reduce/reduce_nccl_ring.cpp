@@ -42,7 +42,7 @@ AlgorithmInfo describe_reduce_nccl_ring() {
   a.check = [](const Request& req) {
     return nccl::ring_chain_refusal(req, detail::Arrive::combine);
   };
-  a.loop_bytes = nccl::ring_chain_loop;
+  a.loop_bytes = [](const Request& req) { return nccl::chunk_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {
     return nccl::ring_chain(req, kName, detail::Arrive::combine);
   };
