@@ -227,12 +227,10 @@ core::ResultRow simulate(const algorithms::Registry& registry,
           },
           options, &found);
     }
+    core::RunResult result;
     if (steady) {
       method = fmt::format("steady state: {} of {} loops run, period {}", found.run_loops,
                            found.loops, found.period);
-    }
-    core::RunResult result;
-    if (steady) {
       result = std::move(*steady);
     } else {
       core::Schedule schedule =
