@@ -180,7 +180,8 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   std::string chosen;
   const algorithms::Request request = with_library_params(algo, request_in, engine, &chosen);
   core::Seconds time;
-  std::string method; // ResultRow::method
+  std::string method;      // ResultRow::method
+  bool steady_run = false; // ResultRow::extrapolated
   if (!entry.messages && !request.arrivals.empty()) {
     throw core::UsageError("the analytic engine prices closed forms, which have no arrival skew; "
                            "use --engine loggp or simgrid");
@@ -229,6 +230,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
     }
     core::RunResult result;
     if (steady) {
+      steady_run = true;
       method = fmt::format("steady state: {} of {} loops run, period {}", found.run_loops,
                            found.loops, found.period);
       result = std::move(*steady);
@@ -255,6 +257,7 @@ core::ResultRow simulate(const algorithms::Registry& registry,
   row.stack = engine.stack;
   row.varying = !request.counts.empty();
   row.method = std::move(method);
+  row.extrapolated = steady_run;
   if (!request.arrivals.empty()) {
     row.last_arrival =
         core::Seconds{*std::max_element(request.arrivals.begin(), request.arrivals.end())};

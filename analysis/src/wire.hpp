@@ -116,6 +116,7 @@ inline void put_row(WireWriter& w, const core::ResultRow& r) {
   w.put(r.varying);
   w.put(r.last_arrival);
   w.put(r.method);
+  w.put(r.extrapolated);
 }
 
 inline void get_row(WireReader& in, core::ResultRow& r) {
@@ -135,6 +136,7 @@ inline void get_row(WireReader& in, core::ResultRow& r) {
   in.get(r.varying);
   in.get(r.last_arrival);
   in.get(r.method);
+  in.get(r.extrapolated);
 }
 
 inline void put_load(WireWriter& w, const core::LinkLoad& l) {

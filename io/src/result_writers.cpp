@@ -67,6 +67,17 @@ bool any_stack(std::span<const core::ResultRow> rows) {
   return false;
 }
 
+/// Whether any row was timed another way than by running it in full (core::ResultRow::method:
+/// a steady state or a collapsed schedule): then the table notes how, and CSV has the column.
+bool any_method(std::span<const core::ResultRow> rows) {
+  for (const auto& r : rows) {
+    if (!r.method.empty()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Whether any row ran with parameters a library chose (core::ResultRow::params): then the
 /// table, CSV and JSON show them.
 bool any_params(std::span<const core::ResultRow> rows) {
@@ -76,6 +87,20 @@ bool any_params(std::span<const core::ResultRow> rows) {
     }
   }
   return false;
+}
+
+/// The comment lines after a table group that say how its extrapolated rows were timed
+/// (core::ResultRow::method, extrapolated), one per run of consecutive rows timed alike:
+/// comments, so that the table still reads as nccl-tests output. Collapsed schedules, exact by
+/// symmetry and the common case on symmetric machines, are left to JSON and CSV.
+std::string timed_note(std::span<const std::pair<std::string, std::vector<std::uint64_t>>> timed) {
+  std::string out;
+  for (const auto& [method, sizes] : timed) {
+    out += sizes.size() == 1 ? fmt::format("#   {} B timed by {}\n", sizes.front(), method)
+                             : fmt::format("#   {} sizes from {} B to {} B timed by {}\n",
+                                           sizes.size(), sizes.front(), sizes.back(), method);
+  }
+  return out;
 }
 
 } // namespace
@@ -106,6 +131,8 @@ std::string format_table(std::span<const core::ResultRow> rows) {
       continue;
     }
     const core::ResultRow& head = rows[first];
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> timed; // method, its sizes
+    const core::ResultRow* previous = nullptr; // the group's row before this one
     out += "#\n";
     out += fmt::format("# collective {}, algorithm {}, engine {}, {} rank{}{}{}\n",
                        collective_name(head), head.algorithm, head.engine, head.ranks,
@@ -127,7 +154,16 @@ std::string format_table(std::span<const core::ResultRow> rows) {
         out += fmt::format("  {}", fit((r.time - r.last_arrival).us(), 9));
       }
       out += r.params.empty() ? "\n" : fmt::format("  {}\n", r.params);
+      if (r.extrapolated) {
+        if (previous == nullptr || !previous->extrapolated || previous->method != r.method) {
+          timed.emplace_back(r.method, std::vector<std::uint64_t>{});
+        }
+        timed.back().second.push_back(r.bytes.value);
+      }
+      previous = &r;
     }
+    out += timed_note(timed);
+    timed.clear();
   }
   return out;
 }
@@ -136,10 +172,12 @@ std::string format_csv(std::span<const core::ResultRow> rows) {
   const bool params = any_params(rows);
   const bool stack = any_stack(rows);
   const bool skew = any_skew(rows);
+  const bool method = any_method(rows);
   std::string out =
       "collective,algorithm,engine,ranks,bytes,count,type,root,time_us,algbw_GBps,busbw_GBps";
   out += skew ? ",last_arrival_us,from_last_us" : "";
   out += stack ? ",stack" : "";
+  out += method ? ",method" : "";
   out += params ? ",params\n" : "\n";
   for (const auto& r : rows) {
     // "{}" prints the shortest text that reads back as the same double.
@@ -149,6 +187,7 @@ std::string format_csv(std::span<const core::ResultRow> rows) {
                     printed_root(r), r.time.us(), r.algbw.gbps(), r.busbw.gbps());
     out += skew ? fmt::format(",{},{}", r.last_arrival.us(), (r.time - r.last_arrival).us()) : "";
     out += stack ? fmt::format(",{}", csv_field(r.stack)) : "";
+    out += method ? fmt::format(",{}", csv_field(r.method)) : "";
     out += params ? fmt::format(",{}\n", csv_field(r.params)) : "\n";
   }
   return out;

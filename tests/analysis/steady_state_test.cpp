@@ -224,6 +224,8 @@ TEST_CASE("simulate takes the steady state only where it times exactly",
   CHECK(a.method.rfind("steady state: ", 0) == 0);
   CHECK(a.method.find(" loops run, period ") != std::string::npos);
   CHECK(b.method.empty());
+  CHECK(a.extrapolated); // tables note it (io::format_table)
+  CHECK_FALSE(b.extrapolated);
   CHECK(steady.timeline.empty());
   CHECK(full.timeline.size() == full.operations);
   CHECK(steady.operations == full.operations);

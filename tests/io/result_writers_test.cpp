@@ -2,6 +2,7 @@
 // change, regenerate them with COLLSIM_UPDATE_GOLDEN=1 and review the diff before committing.
 
 #include "collsim/core/errors.hpp"
+#include "collsim/io/logs.hpp"
 #include "collsim/io/writers.hpp"
 
 #include <array>
@@ -153,6 +154,55 @@ TEST_CASE("JSON rows say how a point was timed where it did not run in full", "[
   const auto doc = nlohmann::json::parse(collsim::io::format_json(rows));
   CHECK(doc["results"][0]["method"] == "steady state: 672 of 4096 loops run, period 32");
   CHECK_FALSE(doc["results"][1].contains("method"));
+}
+
+TEST_CASE("tables and CSV say how a point was timed where it did not run in full",
+          "[io][writers]") {
+  auto rows = sample_rows();
+  rows[3].method = "steady state: 672 of 4096 loops run, period 32";
+  rows[3].extrapolated = true;
+  rows[4].method = "collapsed: 2 programs for 16 ranks"; // exact by symmetry
+  const std::string table = collsim::io::format_table(rows);
+  // A comment line after the group, so that the table still reads as nccl-tests output.
+  CHECK(table.find("  1073741824     268435456     float     sum      -1  44739.2   24.00   45.00\n"
+                   "#   1073741824 B timed by steady state: 672 of 4096 loops run, period 32\n"
+                   "#\n# collective allreduce, algorithm recursive_doubling") != std::string::npos);
+  CHECK(table.find("collapsed") == std::string::npos); // left to JSON and CSV
+  const auto parsed = collsim::io::parse_log(table, "table.txt");
+  REQUIRE(parsed.measurements.size() == rows.size());
+  // Grouped by algorithm: ring's three sizes, recursive doubling's, then nvls's.
+  CHECK(parsed.measurements[2].bytes == 1073741824);
+  CHECK(parsed.measurements[2].time_us == Approx(44739.2));
+  CHECK(parsed.measurements[3].bytes == 8); // the row after the note is read too
+  CHECK(parsed.measurements[4].time_us == Approx(700.0));
+  CHECK(collsim::io::format_table(sample_rows()).find("timed by") == std::string::npos);
+
+  // Consecutive rows timed alike share one line; a row run in full between them parts them.
+  auto alike = sample_rows();
+  for (const std::size_t i : {0, 1, 6, 7, 8}) {
+    alike[i].method = "steady state: 160 of 1024 loops run, period 1";
+    alike[i].extrapolated = true;
+  }
+  alike[8] = alike[6];
+  alike[8].bytes = collsim::core::Bytes{1ULL << 41};
+  alike[7].method.clear();
+  alike[7].extrapolated = false;
+  const std::string grouped = collsim::io::format_table(alike);
+  CHECK(grouped.find("  44739.2   24.00   45.00\n"
+                     "#   2 sizes from 8 B to 1048576 B timed by steady state: 160 of 1024 loops "
+                     "run, period 1\n#\n") != std::string::npos);
+  CHECK(grouped.find(
+            "#   268435456 B timed by steady state: 160 of 1024 loops run, period 1\n"
+            "#   2199023255552 B timed by steady state: 160 of 1024 loops run, period 1\n") !=
+        std::string::npos);
+
+  const std::string csv = collsim::io::format_csv(rows);
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",busbw_GBps,method"));
+  CHECK(csv.find(",\"steady state: 672 of 4096 loops run, period 32\"\n") != std::string::npos);
+  CHECK(csv.find(",collapsed: 2 programs for 16 ranks\n") != std::string::npos);
+  const std::string second_row = csv.substr(csv.find('\n') + 1);
+  CHECK(second_row.substr(0, second_row.find('\n')).ends_with(",")); // timed in full: empty
+  CHECK(collsim::io::format_csv(sample_rows()).find("method") == std::string::npos);
 }
 
 TEST_CASE("format_json without extras prints only the results", "[io][writers]") {

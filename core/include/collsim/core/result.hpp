@@ -37,6 +37,10 @@ struct ResultRow {
   /// the same result (docs/engines.md): "collapsed: 8 programs for 64 ranks", "steady state: 672
   /// of 4096 loops run, period 32"; "" when it ran in full.
   std::string method;
+  /// The method extrapolates from part of the run (a steady state: exact where the run is
+  /// periodic, checked on a window), rather than restating it exactly (a collapsed schedule: the
+  /// same operations by symmetry). Tables note such rows; JSON and CSV carry every method.
+  bool extrapolated = false;
   bool operator==(const ResultRow&) const = default;
 };
 
