@@ -333,3 +333,37 @@ TEST_CASE("channels that together ask for more than the link take it in the orde
   CHECK(loggp == Approx(12 * t));
   CHECK(engines::SimgridEngine{}.run(s, mesh(2), {}).time.value == Approx(loggp).epsilon(0.02));
 }
+
+TEST_CASE("a channel's next message waits for the flow of its previous one, which pays its route "
+          "latency once, on both engines",
+          "[engines][simgrid]") {
+  // One channel of rank 0 at 4x the link rate sends three messages to rank 1 over one link of
+  // latency L. The block could move each in t / 4, but the link carries one at a time: the
+  // messages are in at t + L, 2 t + L and 3 t + L. (Until 2026-12-05 simgrid started a flow per
+  // message as the block moved it and the three shared the link: the first was in at about
+  // 2.4 t + L. Serialised flows that each paid SimGrid's latency first would end at 3 (t + L).)
+  const double t = static_cast<double>(kM) / kRate;
+  const double latency = t / 10;
+  const core::Topology topo =
+      core::Topology::full_mesh(2, core::Bandwidth{kRate}, core::Seconds{latency}, {});
+  core::Schedule s(header(2, rate_bound("LL128", 4 * kRate)));
+  s.begin_rank(0);
+  for (int i = 0; i < 3; ++i) {
+    s.send(1, {Buffer::data, 0, kM});
+  }
+  s.begin_rank(1);
+  for (int i = 0; i < 3; ++i) {
+    s.recv(0, {Buffer::data, 0, kM});
+  }
+  s.finish();
+  core::RunOptions timeline;
+  timeline.timeline = true;
+  for (const bool simgrid : {false, true}) {
+    INFO((simgrid ? "simgrid" : "loggp"));
+    const auto r = simgrid ? engines::SimgridEngine{}.run(s, topo, timeline)
+                           : engines::LogGPEngine{}.run(s, topo, timeline);
+    CHECK(r.timeline.at(3).end.value == Approx(t + latency)); // rank 1's first receive
+    CHECK(r.timeline.at(4).end.value == Approx(2 * t + latency));
+    CHECK(r.time.value == Approx(3 * t + latency));
+  }
+}

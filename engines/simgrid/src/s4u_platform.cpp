@@ -26,7 +26,8 @@ namespace {
 /// exactly, in memory proportional to the routes used.
 class SparseZone final : public routing::NetZoneImpl {
 public:
-  explicit SparseZone(const std::string& name) : NetZoneImpl(name) {}
+  SparseZone(const std::string& name, bool carry_latency)
+      : NetZoneImpl(name), carry_latency_(carry_latency) {}
 
   void get_local_route(const routing::NetPoint* src, const routing::NetPoint* dst,
                        routing::Route* into, double* latency) override {
@@ -50,7 +51,7 @@ public:
     r.latency = 0.0;
     for (const sg4::LinkInRoute& l : link_list) {
       r.links.push_back(l.get_link()->get_impl());
-      r.latency += l.get_link()->get_latency();
+      r.latency += carry_latency_ ? l.get_link()->get_latency() : 0.0;
     }
   }
 
@@ -63,13 +64,14 @@ private:
     return (static_cast<std::uint64_t>(a->id()) << 32) | static_cast<std::uint32_t>(b->id());
   }
   std::unordered_map<std::uint64_t, Stored> routes_;
+  bool carry_latency_ = true; // a route's flows pay its links' latency (else the engine adds it)
 };
 
 } // namespace
 
-std::vector<sg4::Host*> build_s4u_platform(Plan& plan) {
+std::vector<sg4::Host*> build_s4u_platform(Plan& plan, bool flows_carry_latency) {
   // The first zone created is SimGrid's root (NetZoneImpl's constructor makes it so).
-  sg4::NetZone* zone = (new SparseZone("collsim"))->get_iface();
+  sg4::NetZone* zone = (new SparseZone("collsim", flows_carry_latency))->get_iface();
   std::vector<sg4::Host*> hosts;
   hosts.reserve(plan.participants());
   for (std::uint32_t r = 0; r < plan.participants(); ++r) {

@@ -9,7 +9,8 @@
 
 namespace collsim::engines::detail {
 
-/// Builds the zone; returns the participants' hosts, in participant order.
-std::vector<simgrid::s4u::Host*> build_s4u_platform(Plan& plan);
+/// Builds the zone; returns the participants' hosts, in participant order. Without
+/// `flows_carry_latency` a flow runs without its route's latency (the engine adds it).
+std::vector<simgrid::s4u::Host*> build_s4u_platform(Plan& plan, bool flows_carry_latency);
 
 } // namespace collsim::engines::detail

@@ -3,6 +3,7 @@
 #include "platform.hpp"
 #include "s4u_platform.hpp"
 #include "simulation_state.hpp"
+#include "wire_protocol.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/verify.hpp"
@@ -33,15 +34,14 @@ public:
         serial_(settings.send_port != "shared" && !s.header().protocol.port_per_link),
         plan_(t, core::participant_devices(s, t, "simgrid"), s.participants()), ops_(s.op_count()),
         partner_(s.op_count(), core::kNoMatch), ranks_(s.participants()), lanes_(s),
-        lane_(lanes_.count()), protocol_(s.header().protocol),
-        plain_(s.header().protocol == core::Protocol{}) {
+        lane_(lanes_.count()), proto_(s.header().protocol, node_keys(s, t)) {
     core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
-    if (protocol_.fifo_slots > 0) {
+    if (proto_.protocol().fifo_slots > 0) {
       // NCCL's FIFO of NCCL_STEPS slots per connection, as on the loggp engine.
       credit_.assign(s.op_count(), core::kNoMatch);
       is_credit_.assign(s.op_count(), 0);
       core::fifo_credits(
-          s, protocol_.fifo_slots, [this](OpId send) { return partner_[send]; },
+          s, proto_.protocol().fifo_slots, [this](OpId send) { return partner_[send]; },
           [this](OpId send, OpId recv) {
             credit_[send] = recv;
             is_credit_[recv] = 1;
@@ -67,7 +67,6 @@ public:
         }
       }
     }
-    node_key_ = node_keys(s, t);
     build_platform();
     if (opt.messages || opt.link_loads) {
       wire_.assign(s.op_count(), {0.0, 0.0});
@@ -78,9 +77,9 @@ public:
     sg4::Activity::on_completion_cb([this](const sg4::Activity& a) { on_completion(a); });
     // Ranks start after the protocol's launch latency, agents at once. One timer starts every
     // rank, so that their first messages meet the receive ports in one batch (see drain).
-    const bool launch = protocol_.launch.value > kEpsilon && s_.ranks() > 0;
+    const bool launch = proto_.protocol().launch.value > kEpsilon && s_.ranks() > 0;
     if (launch) {
-      start_exec(0, protocol_.launch.value, Ev::launch, 0);
+      start_exec(0, proto_.protocol().launch.value, Ev::launch, 0);
     }
     for (Rank r = launch ? s_.ranks() : 0; r < s_.participants(); ++r) {
       ranks_[r].started = true;
@@ -93,7 +92,9 @@ public:
   }
 
 private:
-  void build_platform() { hosts_ = build_s4u_platform(plan_); }
+  /// With a stream rate the flows run without the routes' latency, which the engine adds when a
+  /// flow ends (see stream_busy).
+  void build_platform() { hosts_ = build_s4u_platform(plan_, !proto_.rated()); }
 
   // --- activities ---------------------------------------------------------------------------
   std::uint32_t new_event(Ev kind, std::uint32_t subject) {
@@ -154,7 +155,7 @@ private:
     if (serial_ && !rs.agent) {
       const PlanRoute& route = plan_.route(from, to);
       const double duration =
-          static_cast<double>(wire_bytes(s_.length(send), from, to)) / route.bottleneck;
+          static_cast<double>(proto_.wire_bytes(s_.length(send), from, to)) / route.bottleneck;
       const double begin = std::max(now(), rs.recv_free - route.latency);
       rs.recv_free = begin + route.latency + duration;
       if (begin - now() > kEpsilon) {
@@ -172,7 +173,7 @@ private:
     sg4::CommPtr c = sg4::Comm::sendto_init();
     c->set_source(hosts_[from]);
     c->set_destination(hosts_[to]);
-    c->set_payload_size(wire_bytes(s_.length(send), from, to));
+    c->set_payload_size(proto_.wire_bytes(s_.length(send), from, to));
     c->set_data(tag(ev));
     events_[ev].activity = c;
     if (!wire_.empty()) {
@@ -239,7 +240,14 @@ private:
       } else if (ops_[send].state != kDone) {
         complete(send, ops_[send].end); // its injection ended before the data was in
       }
-      const double due = ops_[recv].data_due;
+      double due = ops_[recv].data_due;
+      if (proto_.rated()) { // the flow ran without latency: its last byte arrives a latency later
+        const Rank from = s_.rank_of(send);
+        const Rank to = s_.peer(send);
+        const PlanRoute& route = plan_.route(from, to);
+        due = std::max(due, now() + route.latency + proto_.extra_latency(route, from, to));
+        stream_done(send);
+      }
       if (due - now() > kEpsilon) {
         start_exec(s_.peer(send), due - now(), Ev::arrive, recv);
       } else {
@@ -375,9 +383,12 @@ private:
     const std::uint64_t m = s_.length(id);
     switch (s_.kind(id)) {
     case OpKind::send: {
+      if (stream_busy(id, r)) {
+        return; // its thread block is still on the previous message: started when that ends
+      }
       const Rank peer = s_.peer(id);
       const PlanRoute& route = plan_.route(r, peer);
-      const double o = overhead(ep, r, peer);
+      const double o = proto_.overhead(ep, r, peer);
       double start = t;
       // With a stream rate (the loggp engine's rules): each channel's thread block pays its own
       // o and moves one message after another, each for its payload at the stream rate; the
@@ -385,7 +396,7 @@ private:
       // at what the links give it: SimGrid 3.32 ignores a host-to-host comm's rate
       // (s4u_Comm.cpp: Comm::start() never hands rate_ to the kernel's CommImpl).
       double* stream_free = nullptr;
-      if (!rs.agent && protocol_.stream_bandwidth.bytes_per_second > 0.0) {
+      if (!rs.agent && proto_.rated()) {
         if (rs.stream_free.empty()) {
           rs.stream_free.assign(core::Schedule::kMaxStreams, 0.0);
         }
@@ -407,28 +418,31 @@ private:
         rs.send_free = start + ep.gap.value;
       }
       if (serial_ && !rs.agent) {
-        rs.inject_free = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
+        rs.inject_free =
+            inject + static_cast<double>(proto_.wire_bytes(m, r, peer)) / route.bottleneck;
       }
       st.start = start;
       st.end = 0.0;
       if (serial_) {
         // The send completes when its bytes would have left an idle port, as on loggp (its buffer
         // may be reused then), whenever the flow itself starts (see send_done_by_now).
-        st.end = inject + static_cast<double>(wire_bytes(m, r, peer)) / route.bottleneck;
+        st.end = inject + static_cast<double>(proto_.wire_bytes(m, r, peer)) / route.bottleneck;
       }
       if (stream_free != nullptr) {
         // ... and not before its thread block has moved it (on_completion waits for that).
-        *stream_free = inject + rate_time(m, protocol_.stream_bandwidth);
+        *stream_free = inject + rate_time(m, proto_.protocol().stream_bandwidth);
         st.end = std::max(st.end, *stream_free);
         // Its receiver has the last byte no earlier than one route latency later (as on loggp,
         // whose arrival waits for the stream rate too).
-        ops_[partner_[id]].data_due = *stream_free + route.latency + extra_latency(route, r, peer);
+        ops_[partner_[id]].data_due =
+            *stream_free + route.latency + proto_.extra_latency(route, r, peer);
       }
-      double begin = inject + extra_latency(route, r, peer);
-      if (protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes) {
+      // With a stream rate, a message's latency comes after its flow (see stream_busy).
+      double begin = inject + (proto_.rated() ? 0.0 : proto_.extra_latency(route, r, peer));
+      if (proto_.protocol().rendezvous_bytes > 0 && m > proto_.protocol().rendezvous_bytes) {
         // The rendezvous handshake (Protocol::rendezvous_bytes): the request and the reply, each
         // a message's latency, before the data flow starts (as on the loggp engine).
-        begin += 2 * (route.latency + extra_latency(route, r, peer));
+        begin += 2 * (route.latency + proto_.extra_latency(route, r, peer));
       }
       if (begin - t > kEpsilon) {
         delay_until(r, begin, id);
@@ -449,18 +463,27 @@ private:
     }
   }
 
-  /// o of a message between a and b (as the loggp engine): the protocol's intra-node overhead
-  /// where it sets one, else the endpoint's.
-  [[nodiscard]] double overhead(const core::EndpointParams& ep, Rank a, Rank b) const {
-    const double intra = protocol_.intra_node_overhead.value;
-    return intra >= 0 && node_key_[a] == node_key_[b] ? intra : ep.overhead.value;
+  /// With a stream rate, a channel's block starts its next message once the flow of its previous
+  /// one has left, as on loggp (RankState::take_stream; docs/engines.md). Returns whether send
+  /// `id` of rank r waits for that.
+  bool stream_busy(OpId id, Rank r) {
+    return proto_.rated() && !ranks_[r].agent && !ranks_[r].take_stream(s_.stream(id), id);
+  }
+  /// The flow of `send` ended: its stream's next waiting message starts.
+  void stream_done(OpId send) {
+    const Rank r = s_.rank_of(send);
+    if (!ranks_[r].agent) {
+      if (const OpId next = ranks_[r].release_stream(s_.stream(send)); next != core::kNoMatch) {
+        start_op(next, r);
+      }
+    }
   }
 
   /// A receive whose message is in and which has been issued: o, then the reduction if any.
   void finish_receive(OpId id) {
     const Rank r = s_.rank_of(id);
     const core::EndpointParams& ep = *ranks_[r].endpoint;
-    double d = overhead(ep, r, s_.peer(id));
+    double d = proto_.overhead(ep, r, s_.peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
       d += rate_time(s_.length(id), ep.reduce_bandwidth);
     }
@@ -473,36 +496,6 @@ private:
     } else {
       complete(id, now());
     }
-  }
-
-  // --- wire protocol (as the loggp engine) -------------------------------------------------
-  /// Payload bytes per wire byte of a message inside a node or between nodes.
-  [[nodiscard]] double efficiency(bool inside) const {
-    if (plain_) {
-      return 1.0;
-    }
-    return protocol_.efficiency *
-           (inside ? protocol_.intra_node_efficiency : protocol_.inter_node_efficiency);
-  }
-  [[nodiscard]] std::uint64_t wire_bytes(std::uint64_t m, Rank from, Rank to) const {
-    if (plain_) {
-      return m;
-    }
-    const double eff = efficiency(node_key_[from] == node_key_[to]);
-    if (eff >= 1.0) {
-      return m;
-    }
-    return static_cast<std::uint64_t>(std::ceil(static_cast<double>(m) / eff));
-  }
-  /// What a protocol's per-message latency adds to the route's (see LogGPEngine::latency).
-  [[nodiscard]] double extra_latency(const PlanRoute& route, Rank from, Rank to) const {
-    if (plain_) {
-      return 0.0;
-    }
-    const bool same_node = node_key_[from] == node_key_[to];
-    const double proto =
-        same_node ? protocol_.message_latency.value : protocol_.inter_node_latency.value;
-    return std::max(0.0, proto - route.latency);
   }
 
   core::RunResult result() {
@@ -575,9 +568,7 @@ private:
   std::vector<std::pair<double, double>> wire_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
-  core::Protocol protocol_;
-  bool plain_ = true;
-  std::vector<std::uint64_t> node_key_; // node_keys()
+  WireProtocol proto_;
 };
 
 } // namespace

@@ -6,8 +6,10 @@
 #include "collsim/core/topology.hpp"
 #include "collsim/core/verify.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <simgrid/s4u.hpp>
+#include <utility>
 #include <vector>
 
 namespace collsim::engines::detail::simgrid_state {
@@ -82,6 +84,38 @@ struct RankState {
   /// block will have moved its last message's payload.
   std::vector<double> stream_free;
   double finish = 0.0;
+
+  /// With a stream rate, a channel's thread block starts its next message once the flow of its
+  /// previous one has left the sender (NCCL's LL and LL128 stores and Simple's copies are the
+  /// SMs' own, and a back-pressured link stalls them), as on loggp. Takes `stream` for send `id`
+  /// if no flow of it is in progress (true), else queues the send behind it (false).
+  bool take_stream(std::uint32_t stream, OpId id) {
+    if (stream_busy.empty()) {
+      stream_busy.assign(core::Schedule::kMaxStreams, 0);
+    }
+    if (stream_busy[stream] != 0) {
+      stream_waiting.emplace_back(stream, id);
+      return false;
+    }
+    stream_busy[stream] = 1;
+    return true;
+  }
+  /// The flow in progress on `stream` has ended: its next queued send (which then holds the
+  /// stream), or kNoMatch.
+  OpId release_stream(std::uint32_t stream) {
+    stream_busy[stream] = 0;
+    const auto next = std::find_if(stream_waiting.begin(), stream_waiting.end(),
+                                   [stream](const auto& w) { return w.first == stream; });
+    if (next == stream_waiting.end()) {
+      return core::kNoMatch;
+    }
+    const OpId id = next->second;
+    stream_waiting.erase(next);
+    return id;
+  }
+
+  std::vector<std::uint8_t> stream_busy;                      // per stream: a flow in progress
+  std::vector<std::pair<std::uint32_t, OpId>> stream_waiting; // (stream, send), in issue order
 };
 
 inline double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
