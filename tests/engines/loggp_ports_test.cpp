@@ -366,4 +366,10 @@ TEST_CASE("a channel's next message waits for the flow of its previous one, whic
     CHECK(r.timeline.at(4).end.value == Approx(2 * t + latency));
     CHECK(r.time.value == Approx(3 * t + latency));
   }
+  // Where SimGrid is asked to scale latencies (a latency factor, a TCP window, LV08), its flows
+  // keep them, and each message of the channel waits for its predecessor's: 3 (t + L) with a
+  // factor of 1.
+  core::SimgridSpec scaled;
+  scaled.latency_factor = 1.0;
+  CHECK(engines::SimgridEngine{scaled}.run(s, topo, {}).time.value == Approx(3 * (t + latency)));
 }

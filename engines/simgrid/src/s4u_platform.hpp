@@ -4,10 +4,19 @@
 
 #include "platform.hpp"
 
+#include "collsim/core/scenario.hpp"
+
 #include <simgrid/s4u.hpp>
 #include <vector>
 
 namespace collsim::engines::detail {
+
+/// Whether SimGrid takes a route's latency as it is (CM02 without a latency factor, a TCP window
+/// or weight-S), so that the engine may add it itself where flows run without it.
+inline bool latency_as_given(const core::SimgridSpec& g) {
+  return g.network_model == "CM02" && g.tcp_gamma <= 0.0 && !g.latency_factor &&
+         g.weight_s.value_or(0.0) == 0.0;
+}
 
 /// Builds the zone; returns the participants' hosts, in participant order. Without
 /// `flows_carry_latency` a flow runs without its route's latency (the engine adds it).

@@ -34,7 +34,8 @@ public:
         serial_(settings.send_port != "shared" && !s.header().protocol.port_per_link),
         plan_(t, core::participant_devices(s, t, "simgrid"), s.participants()), ops_(s.op_count()),
         partner_(s.op_count(), core::kNoMatch), ranks_(s.participants()), lanes_(s),
-        lane_(lanes_.count()), proto_(s.header().protocol, node_keys(s, t)) {
+        lane_(lanes_.count()), proto_(s.header().protocol, node_keys(s, t)),
+        engine_latency_(proto_.rated() && latency_as_given(settings)) {
     core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
     if (proto_.protocol().fifo_slots > 0) {
       // NCCL's FIFO of NCCL_STEPS slots per connection, as on the loggp engine.
@@ -92,9 +93,9 @@ public:
   }
 
 private:
-  /// With a stream rate the flows run without the routes' latency, which the engine adds when a
-  /// flow ends (see stream_busy).
-  void build_platform() { hosts_ = build_s4u_platform(plan_, !proto_.rated()); }
+  /// With a stream rate, where SimGrid takes latencies as given, the flows run without the
+  /// routes' latency, which the engine adds when a flow ends (see stream_busy).
+  void build_platform() { hosts_ = build_s4u_platform(plan_, !engine_latency_); }
 
   // --- activities ---------------------------------------------------------------------------
   std::uint32_t new_event(Ev kind, std::uint32_t subject) {
@@ -241,11 +242,13 @@ private:
         complete(send, ops_[send].end); // its injection ended before the data was in
       }
       double due = ops_[recv].data_due;
-      if (proto_.rated()) { // the flow ran without latency: its last byte arrives a latency later
+      if (engine_latency_) { // the flow ran without latency: its last byte is in a latency later
         const Rank from = s_.rank_of(send);
         const Rank to = s_.peer(send);
         const PlanRoute& route = plan_.route(from, to);
         due = std::max(due, now() + route.latency + proto_.extra_latency(route, from, to));
+      }
+      if (proto_.rated()) {
         stream_done(send);
       }
       if (due - now() > kEpsilon) {
@@ -438,7 +441,7 @@ private:
             *stream_free + route.latency + proto_.extra_latency(route, r, peer);
       }
       // With a stream rate, a message's latency comes after its flow (see stream_busy).
-      double begin = inject + (proto_.rated() ? 0.0 : proto_.extra_latency(route, r, peer));
+      double begin = inject + (engine_latency_ ? 0.0 : proto_.extra_latency(route, r, peer));
       if (proto_.protocol().rendezvous_bytes > 0 && m > proto_.protocol().rendezvous_bytes) {
         // The rendezvous handshake (Protocol::rendezvous_bytes): the request and the reply, each
         // a message's latency, before the data flow starts (as on the loggp engine).
@@ -569,6 +572,8 @@ private:
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
   WireProtocol proto_;
+  /// Flows run without their routes' latency, added when a flow ends (stream_busy).
+  bool engine_latency_ = false;
 };
 
 } // namespace
