@@ -440,7 +440,7 @@ private:
         ops_[partner_[id]].data_due =
             *stream_free + route.latency + proto_.extra_latency(route, r, peer);
       }
-      // With a stream rate, a message's latency comes after its flow (see stream_busy).
+      // Where the engine adds latencies, a message's comes after its flow (engine_latency_).
       double begin = inject + (engine_latency_ ? 0.0 : proto_.extra_latency(route, r, peer));
       if (proto_.protocol().rendezvous_bytes > 0 && m > proto_.protocol().rendezvous_bytes) {
         // The rendezvous handshake (Protocol::rendezvous_bytes): the request and the reply, each
