@@ -24,13 +24,8 @@ public:
         rated_(protocol.stream_bandwidth.bytes_per_second > 0.0) {}
 
   [[nodiscard]] const core::Protocol& protocol() const { return protocol_; }
-  /// No protocol: MPI's plain messages.
-  [[nodiscard]] bool plain() const { return plain_; }
   /// A rate per issue stream (Protocol::stream_bandwidth: NCCL's LL, LL128 and tree channels).
   [[nodiscard]] bool rated() const { return rated_; }
-  [[nodiscard]] bool same_node(core::Rank a, core::Rank b) const {
-    return node_key_[a] == node_key_[b];
-  }
 
   /// o of a message between a and b: the protocol's intra-node overhead where it sets one, else
   /// the endpoint's.
@@ -65,9 +60,13 @@ public:
   }
 
 private:
+  [[nodiscard]] bool same_node(core::Rank a, core::Rank b) const {
+    return node_key_[a] == node_key_[b];
+  }
+
   core::Protocol protocol_;
   std::vector<std::uint64_t> node_key_;
-  bool plain_ = true;
+  bool plain_ = true; // no protocol: MPI's plain messages
   bool rated_ = false;
 };
 
