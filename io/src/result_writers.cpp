@@ -5,6 +5,7 @@
 #include "collsim/core/collective.hpp"
 #include "collsim/core/errors.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -49,44 +50,25 @@ std::string collective_name(const core::ResultRow& r) {
 
 /// Whether any row ran under arrival skew (core::ResultRow::last_arrival).
 bool any_skew(std::span<const core::ResultRow> rows) {
-  for (const auto& r : rows) {
-    if (r.last_arrival.value > 0.0) {
-      return true;
-    }
-  }
-  return false;
+  return std::ranges::any_of(rows,
+                             [](const core::ResultRow& r) { return r.last_arrival.value > 0.0; });
 }
 
 /// Whether any row names its library stack (core::ResultRow::stack).
 bool any_stack(std::span<const core::ResultRow> rows) {
-  for (const auto& r : rows) {
-    if (!r.stack.empty()) {
-      return true;
-    }
-  }
-  return false;
+  return std::ranges::any_of(rows, [](const core::ResultRow& r) { return !r.stack.empty(); });
 }
 
 /// Whether any row was timed another way than by running it in full (core::ResultRow::method:
-/// a steady state or a collapsed schedule): then the table notes how, and CSV has the column.
+/// a steady state or a collapsed schedule): then CSV has the column.
 bool any_method(std::span<const core::ResultRow> rows) {
-  for (const auto& r : rows) {
-    if (!r.method.empty()) {
-      return true;
-    }
-  }
-  return false;
+  return std::ranges::any_of(rows, [](const core::ResultRow& r) { return !r.method.empty(); });
 }
 
 /// Whether any row ran with parameters a library chose (core::ResultRow::params): then the
 /// table, CSV and JSON show them.
 bool any_params(std::span<const core::ResultRow> rows) {
-  for (const auto& r : rows) {
-    if (!r.params.empty()) {
-      return true;
-    }
-  }
-  return false;
+  return std::ranges::any_of(rows, [](const core::ResultRow& r) { return !r.params.empty(); });
 }
 
 /// The comment lines after a table group that say how its extrapolated rows were timed
@@ -163,7 +145,6 @@ std::string format_table(std::span<const core::ResultRow> rows) {
       previous = &r;
     }
     out += timed_note(timed);
-    timed.clear();
   }
   return out;
 }
