@@ -111,6 +111,27 @@ TEST_CASE("a link in the middle of routes is shared by the messages that cross i
     CHECK(loggp(s, t) == Approx(2 * kT).epsilon(1e-4));
     CHECK(simgrid(s, t) == Approx(2 * kT).epsilon(0.01));
   }
+  SECTION("rate-bound channels that together need less than the link move at their own rate") {
+    // Each channel's block moves its message at a quarter of the link rate (4 kT); the two
+    // need half the switches' link, so neither waits. (Until 2026-12-05 loggp booked the second
+    // message's stretch after the first's, kT, and counted its block's 4 kT from there: 5 kT.)
+    core::Protocol p = per_link();
+    p.stream_bandwidth = core::Bandwidth{kRate / 4};
+    const core::Schedule s = crossing(p);
+    CHECK(loggp(s, t) == Approx(4 * kT));
+    CHECK(simgrid(s, t) == Approx(4 * kT).epsilon(0.01));
+  }
+  SECTION("rate-bound channels that together need more than the link end when it has carried "
+          "both") {
+    // At 0.75 of the link rate each (4/3 kT alone) the two need 1.5 links: both are through at
+    // 2 kT (loggp: the second's stretch ends there; simgrid: each has half the link). Counting
+    // the second's block from the end of the first's stretch gave 7/3 kT.
+    core::Protocol p = per_link();
+    p.stream_bandwidth = core::Bandwidth{0.75 * kRate};
+    const core::Schedule s = crossing(p);
+    CHECK(loggp(s, t) == Approx(2 * kT));
+    CHECK(simgrid(s, t) == Approx(2 * kT).epsilon(0.01));
+  }
   SECTION("LogGP's single port books no middle link") {
     core::Protocol single;
     single.name = "Simple";

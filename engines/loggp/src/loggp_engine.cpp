@@ -282,6 +282,7 @@ private:
         reader_copies(r, peer) ? 0.0 : rate_time(wire_bytes(m, r, peer), rc.bottleneck);
     double start = 0.0;
     double finish = 0.0;
+    double stream_end = 0.0; // rate-bound: when its block has moved the payload
     if (stream_free == nullptr) {
       start = rs.agent ? ready : std::max({ready, ps.cpu_free, ps.send_free, ps.inject_free - o});
       ps.inject_free = start + o + duration;
@@ -296,7 +297,8 @@ private:
       // so a rate-bound channel leaves room for the others as the link does.
       start = std::max(ready, *stream_free - o);
       const double on_link = ps.calendar.reserve(start + o, duration, ready);
-      finish = std::max(start + o + rate_time(m, protocol_.stream_bandwidth), on_link);
+      stream_end = start + o + rate_time(m, protocol_.stream_bandwidth);
+      finish = std::max(stream_end, on_link);
       *stream_free = finish;
     }
     double inject = start + o;
@@ -304,9 +306,16 @@ private:
       // A link in the middle of the route that other ports send over (middle_links.hpp): the
       // data flows once it has its stretch there, and the send ends no earlier than that.
       const double through = middle_.book(r, peer, wire_bytes(m, r, peer), inject, now_);
-      inject = std::max(inject, through - duration);
       finish = std::max(finish, through);
-      if (stream_free != nullptr) {
+      if (stream_free == nullptr) {
+        inject = std::max(inject, through - duration);
+      } else {
+        // A rate-bound channel's block moves the payload from its start at the stream rate
+        // whatever the link carries besides; the stretch bounds only when the last byte is
+        // through (`through_`, as for the sender's own link above). Moving the start to the
+        // stretch would charge the stream time after the link's wait as well, where the link
+        // shares its rate among the channels that cross it (two 12 GB/s channels on a
+        // 31.5 GB/s PCIe uplink are not delayed; simgrid shares it so).
         *stream_free = finish;
       }
     }
@@ -315,8 +324,14 @@ private:
     if (!wire_.empty()) {
       wire_[recv].first = inject;
     }
+    const double route_latency = latency(rc, r, peer) * (rendezvous(m) ? 3 : 1);
+    if (stream_free != nullptr && finish > stream_end) {
+      // Its last byte has left once its stretches of the links have passed, after its block
+      // moved it: the receiver has it no earlier (as simgrid's flow ends).
+      through_.insert_or_assign(recv, finish + route_latency);
+    }
     const Rank receiver = s_.peer(id); // the program that receives it
-    queue_.push(Arrival{inject + latency(rc, r, peer) * (rendezvous(m) ? 3 : 1), recv, receiver});
+    queue_.push(Arrival{inject + route_latency, recv, receiver});
     // The arrival is handled after the other ranks' events of this wave: load what it will
     // touch now, so those loads overlap instead of each stalling on memory.
     __builtin_prefetch(ops_.data() + recv);
@@ -386,6 +401,12 @@ private:
     if (capped_ && !ranks_[s_.peer(a.recv)].agent) {
       // The sender's thread block produced the payload no faster than the stream rate.
       data_in = std::max(data_in, a.time() + rate_time(m, protocol_.stream_bandwidth));
+    }
+    if (!through_.empty()) {
+      if (const auto it = through_.find(a.recv); it != through_.end()) {
+        data_in = std::max(data_in, it->second); // its last byte, behind other messages
+        through_.erase(it);
+      }
     }
     if (!wire_.empty()) {
       wire_[a.recv].second = data_in;
@@ -489,6 +510,9 @@ private:
   std::vector<Rank> wake_;                  // senders to issue again after a credit returned
   core::Protocol protocol_;
   MiddleLinks middle_;
+  /// Rate-bound messages whose last byte left after their block moved them (their stretch of a
+  /// link ended later): when it reaches the receiver (receive -> time), while in flight.
+  std::unordered_map<OpId, double> through_;
   double now_ = 0.0; // the time of the event being handled: no later send starts before it
   bool plain_ = true;
   bool per_link_ = false;
