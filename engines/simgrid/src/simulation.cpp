@@ -35,7 +35,7 @@ public:
         plan_(t, core::participant_devices(s, t, "simgrid"), s.participants()), ops_(s.op_count()),
         partner_(s.op_count(), core::kNoMatch), ranks_(s.participants()), lanes_(s),
         lane_(lanes_.count()), proto_(s.header().protocol, node_keys(s, t)),
-        engine_latency_(proto_.rated() && latency_as_given(settings)) {
+        engine_latency_(proto_.sequential() && latency_as_given(settings)) {
     core::match_messages(s, [this](OpId send, OpId recv) { partner_[send] = recv; });
     if (proto_.protocol().fifo_slots > 0) {
       // NCCL's FIFO of NCCL_STEPS slots per connection, as on the loggp engine.
@@ -248,7 +248,7 @@ private:
         const PlanRoute& route = plan_.route(from, to);
         due = std::max(due, now() + route.latency + proto_.extra_latency(route, from, to));
       }
-      if (proto_.rated()) {
+      if (proto_.sequential()) {
         stream_done(send);
       }
       if (due - now() > kEpsilon) {
@@ -470,7 +470,7 @@ private:
   /// one has left, as on loggp (RankState::take_stream; docs/engines.md). Returns whether send
   /// `id` of rank r waits for that.
   bool stream_busy(OpId id, Rank r) {
-    return proto_.rated() && !ranks_[r].agent && !ranks_[r].take_stream(s_.stream(id), id);
+    return proto_.sequential() && !ranks_[r].agent && !ranks_[r].take_stream(s_.stream(id), id);
   }
   /// The flow of `send` ended: its stream's next waiting message starts.
   void stream_done(OpId send) {

@@ -21,11 +21,16 @@ public:
   /// `node_key`: per participant, equal keys share a node (simulation.hpp's node_keys).
   WireProtocol(const core::Protocol& protocol, std::vector<std::uint64_t> node_key)
       : protocol_(protocol), node_key_(std::move(node_key)), plain_(protocol == core::Protocol{}),
-        rated_(protocol.stream_bandwidth.bytes_per_second > 0.0) {}
+        rated_(protocol.stream_bandwidth.bytes_per_second > 0.0),
+        sequential_(rated_ || (protocol.port_per_link && !protocol.name.empty())) {}
 
   [[nodiscard]] const core::Protocol& protocol() const { return protocol_; }
   /// A rate per issue stream (Protocol::stream_bandwidth: NCCL's LL, LL128 and tree channels).
   [[nodiscard]] bool rated() const { return rated_; }
+  /// An issue stream moves one message after another: a rate-bound one, and every channel of
+  /// NCCL's protocols (a channel is a thread block that moves one slice or line batch at a time:
+  /// prims_simple.h, prims_ll.h, prims_ll128.h), rated or not.
+  [[nodiscard]] bool sequential() const { return sequential_; }
 
   /// o of a message between a and b: the protocol's intra-node overhead where it sets one, else
   /// the endpoint's.
@@ -68,6 +73,7 @@ private:
   std::vector<std::uint64_t> node_key_;
   bool plain_ = true; // no protocol: MPI's plain messages
   bool rated_ = false;
+  bool sequential_ = false;
 };
 
 } // namespace collsim::engines::detail
