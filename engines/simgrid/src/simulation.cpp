@@ -466,17 +466,24 @@ private:
     }
   }
 
-  /// With a stream rate, a channel's block starts its next message once the flow of its previous
-  /// one has left, as on loggp (RankState::take_stream; docs/engines.md). Returns whether send
-  /// `id` of rank r waits for that.
+  /// A channel's block starts its next message once the flow of its previous one has left, as on
+  /// loggp (RankState::take_lane; docs/engines.md). Returns whether send `id` of rank r waits for
+  /// that.
   bool stream_busy(OpId id, Rank r) {
-    return proto_.sequential() && !ranks_[r].agent && !ranks_[r].take_stream(s_.stream(id), id);
+    return proto_.sequential() && !ranks_[r].agent && !ranks_[r].take_lane(lane_of(id), id);
+  }
+  /// What a send waits for the previous flow of: its stream, as loggp's rate-bound channel; without
+  /// a rate its stream and peer (a block writes one slice to each of its peers at once: a tree's
+  /// children, NVLS-tree's switch and network peers; loggp's port per link takes them at once).
+  [[nodiscard]] std::uint64_t lane_of(OpId send) const {
+    const std::uint64_t stream = s_.stream(send);
+    return proto_.rated() ? stream : stream | (std::uint64_t{s_.peer(send)} + 1) << 32;
   }
   /// The flow of `send` ended: its stream's next waiting message starts.
   void stream_done(OpId send) {
     const Rank r = s_.rank_of(send);
     if (!ranks_[r].agent) {
-      if (const OpId next = ranks_[r].release_stream(s_.stream(send)); next != core::kNoMatch) {
+      if (const OpId next = ranks_[r].release_lane(lane_of(send)); next != core::kNoMatch) {
         start_op(next, r);
       }
     }

@@ -85,37 +85,35 @@ struct RankState {
   std::vector<double> stream_free;
   double finish = 0.0;
 
-  /// With a stream rate, a channel's thread block starts its next message once the flow of its
-  /// previous one has left the sender (NCCL's LL and LL128 stores and Simple's copies are the
-  /// SMs' own, and a back-pressured link stalls them), as on loggp. Takes `stream` for send `id`
-  /// if no flow of it is in progress (true), else queues the send behind it (false).
-  bool take_stream(std::uint32_t stream, OpId id) {
-    if (stream_busy.empty()) {
-      stream_busy.assign(core::Schedule::kMaxStreams, 0);
-    }
-    if (stream_busy[stream] != 0) {
-      stream_waiting.emplace_back(stream, id);
+  /// A channel's thread block starts its next message once the flow of its previous one has left
+  /// the sender (NCCL's LL and LL128 stores and Simple's copies are the SMs' own, and a
+  /// back-pressured link stalls them), as on loggp. `lane`: the stream, or for a channel without
+  /// a rate the stream and the peer (Simulation::lane_of). Takes the lane for send `id` if no
+  /// flow of it is in progress (true), else queues the send behind it (false).
+  bool take_lane(std::uint64_t lane, OpId id) {
+    if (std::find(lanes_busy.begin(), lanes_busy.end(), lane) != lanes_busy.end()) {
+      lanes_waiting.emplace_back(lane, id);
       return false;
     }
-    stream_busy[stream] = 1;
+    lanes_busy.push_back(lane);
     return true;
   }
-  /// The flow in progress on `stream` has ended: its next queued send (which then holds the
-  /// stream), or kNoMatch.
-  OpId release_stream(std::uint32_t stream) {
-    stream_busy[stream] = 0;
-    const auto next = std::find_if(stream_waiting.begin(), stream_waiting.end(),
-                                   [stream](const auto& w) { return w.first == stream; });
-    if (next == stream_waiting.end()) {
+  /// The flow in progress on `lane` has ended: its next queued send (to start, taking the lane
+  /// again), or kNoMatch.
+  OpId release_lane(std::uint64_t lane) {
+    lanes_busy.erase(std::find(lanes_busy.begin(), lanes_busy.end(), lane));
+    const auto next = std::find_if(lanes_waiting.begin(), lanes_waiting.end(),
+                                   [lane](const auto& w) { return w.first == lane; });
+    if (next == lanes_waiting.end()) {
       return core::kNoMatch;
     }
     const OpId id = next->second;
-    stream_waiting.erase(next);
+    lanes_waiting.erase(next);
     return id;
   }
 
-  std::vector<std::uint8_t> stream_busy;                      // per stream: a flow in progress
-  std::vector<std::pair<std::uint32_t, OpId>> stream_waiting; // (stream, send), in issue order
+  std::vector<std::uint64_t> lanes_busy;                     // lanes with a flow in progress
+  std::vector<std::pair<std::uint64_t, OpId>> lanes_waiting; // (lane, send), in issue order
 };
 
 inline double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
