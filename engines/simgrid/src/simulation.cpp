@@ -466,24 +466,18 @@ private:
     }
   }
 
-  /// A channel's block starts its next message once the flow of its previous one has left, as on
-  /// loggp (RankState::take_lane; docs/engines.md). Returns whether send `id` of rank r waits for
-  /// that.
+  /// Whether send `id` of rank r waits for the flow of its channel's previous message (to the
+  /// same peer without a rate: WireProtocol::lane), as on loggp (docs/engines.md).
   bool stream_busy(OpId id, Rank r) {
-    return proto_.sequential() && !ranks_[r].agent && !ranks_[r].take_lane(lane_of(id), id);
+    return proto_.sequential() && !ranks_[r].agent &&
+           !ranks_[r].take_lane(proto_.lane(s_.stream(id), s_.peer(id)), id);
   }
-  /// What a send waits for the previous flow of: its stream, as loggp's rate-bound channel; without
-  /// a rate its stream and peer (a block writes one slice to each of its peers at once: a tree's
-  /// children, NVLS-tree's switch and network peers; loggp's port per link takes them at once).
-  [[nodiscard]] std::uint64_t lane_of(OpId send) const {
-    const std::uint64_t stream = s_.stream(send);
-    return proto_.rated() ? stream : stream | (std::uint64_t{s_.peer(send)} + 1) << 32;
-  }
-  /// The flow of `send` ended: its stream's next waiting message starts.
+  /// The flow of `send` ended: its lane's next waiting message starts.
   void stream_done(OpId send) {
     const Rank r = s_.rank_of(send);
+    const std::uint64_t lane = proto_.lane(s_.stream(send), s_.peer(send));
     if (!ranks_[r].agent) {
-      if (const OpId next = ranks_[r].release_lane(lane_of(send)); next != core::kNoMatch) {
+      if (const OpId next = ranks_[r].release_lane(lane); next != core::kNoMatch) {
         start_op(next, r);
       }
     }

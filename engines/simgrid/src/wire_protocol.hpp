@@ -31,6 +31,13 @@ public:
   /// NCCL's protocols (a channel is a thread block that moves one slice or line batch at a time:
   /// prims_simple.h, prims_ll.h, prims_ll128.h), rated or not.
   [[nodiscard]] bool sequential() const { return sequential_; }
+  /// What a send on `stream` to `peer` waits for the previous flow of (RankState::take_lane): its
+  /// stream, as loggp's rate-bound channel; without a rate its stream and peer (a block writes
+  /// one slice to each of its peers at once: a tree's children, NVLS-tree's switch and network
+  /// peers; loggp's port per link takes them at once).
+  [[nodiscard]] std::uint64_t lane(std::uint32_t stream, core::Rank peer) const {
+    return rated_ ? stream : stream | (std::uint64_t{peer} + 1) << 32;
+  }
 
   /// o of a message between a and b: the protocol's intra-node overhead where it sets one, else
   /// the endpoint's.
