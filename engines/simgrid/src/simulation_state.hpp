@@ -88,7 +88,7 @@ struct RankState {
   /// A channel's thread block starts its next message once the flow of its previous one has left
   /// the sender (NCCL's LL and LL128 stores and Simple's copies are the SMs' own, and a
   /// back-pressured link stalls them), as on loggp. `lane`: the stream, or for a channel without
-  /// a rate the stream and the peer (Simulation::lane_of). Takes the lane for send `id` if no
+  /// a rate the stream and the peer (WireProtocol::lane). Takes the lane for send `id` if no
   /// flow of it is in progress (true), else queues the send behind it (false).
   bool take_lane(std::uint64_t lane, OpId id) {
     if (std::find(lanes_busy.begin(), lanes_busy.end(), lane) != lanes_busy.end()) {
