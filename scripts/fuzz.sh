@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs collsim's libFuzzer harnesses (tests/fuzz, docs/testing.md "Fuzzing").
 #
-#   scripts/fuzz.sh [--seconds N | --runs N] [--jobs J] [--seed S] [--timeout T] [TARGET...]
+#   scripts/fuzz.sh [--seconds N | --runs N] [--jobs J] [--seed S] [--timeout T]
+#                   [--flags "-OPT=V ..."] [TARGET...]
 #
 # Needs the `sanitizers` build (scripts/hardening.sh makes it, or: cmake --preset sanitizers &&
 # cmake --build build/sanitizers --target collsim_fuzzers). Each target runs for N seconds (default
@@ -10,6 +11,8 @@
 # run; CI fixes it, so a run is repeatable). An input running longer than T seconds (default 10) is
 # a finding; libFuzzer measures wall-clock time, so a long run at low priority beside builds wants
 # more (an input starved of the CPU for 13 s once looked like a hang; alone it took 32 ms).
+# --flags passes more libFuzzer options to every target (e.g. "-entropic=0 -max_len=2048" for the
+# log reader, whose rate libFuzzer's own bookkeeping bounds; docs/testing.md).
 # Prints one row per target, the executions and what was found; a finding (crash, leak, sanitizer
 # report, exception outside collsim's errors, time-out or memory over 2 GB) leaves its input under
 # build/sanitizers/fuzz/findings/ and makes the exit status 1. A finding becomes a regression:
@@ -24,6 +27,7 @@ limit=(-max_total_time=30)
 jobs=$(nproc)
 seed=()
 timeout=10
+extra=()
 targets=()
 while (($# > 0)); do
   case "$1" in
@@ -32,7 +36,8 @@ while (($# > 0)); do
   --jobs) jobs=$2; shift 2 ;;
   --seed) seed=(-seed="$2"); shift 2 ;;
   --timeout) timeout=$2; shift 2 ;;
-  -h | --help) sed -n 2,18p "$0"; exit 0 ;;
+  --flags) read -r -a extra <<<"$2"; shift 2 ;;
+  -h | --help) sed -n 2,21p "$0"; exit 0 ;;
   -*) echo "fuzz.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   *) targets+=("$1"); shift ;;
   esac
@@ -52,7 +57,7 @@ run_target() {
   local name=$1 binary=$2 dict=$3
   shift 3
   local args=("${limit[@]}" "${seed[@]}" -timeout="$timeout" -rss_limit_mb=2048 -print_final_stats=1
-    -artifact_prefix="$out/findings/$name-")
+    -artifact_prefix="$out/findings/$name-" "${extra[@]}")
   if [ "$dict" != none ]; then args+=(-dict="$dict"); fi
   mkdir -p "$out/corpus/$name" "$out/work/$name"
   # libFuzzer reads corpora from directories only: the seeds (files and directories) are copied
