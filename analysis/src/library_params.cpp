@@ -1,10 +1,13 @@
 // with_library_params (simulate.hpp): the parameters a library fills in at run time for an NCCL
 // algorithm the caller left unset: NCCL's channels and protocol from its tuning model, and for a
-// point-to-point exchange NCCL's split of each operation (stacks/src/nccl_p2p.cpp).
+// point-to-point exchange NCCL's split of each operation (stacks/src/nccl_p2p.cpp); and under a
+// stack that runs Open MPI 4.1's coll/tuned, the reduce and bcast its nonoverlapping allreduce
+// calls (ompi41_nonoverlapping_halves).
 
 #include "collsim/analysis/simulate.hpp"
 
 #include "collsim/analysis/nccl_defaults.hpp"
+#include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 
 #include <algorithm>
@@ -15,13 +18,49 @@
 #include <vector>
 
 namespace collsim::analysis {
+namespace {
+
+/// reduce_bcast (Open MPI's nonoverlapping, alias ompi:2) named under a stack whose allreduce is
+/// coll/tuned's: its halves as Open MPI 4.1 runs them for the call, where the request leaves them
+/// unset (for a float vector: the request carries no datatype). Other cases come back unchanged.
+algorithms::Request with_ompi_halves(const algorithms::AlgorithmInfo& algo,
+                                     algorithms::Request request, const EngineChoice& engine,
+                                     std::string* chosen) {
+  const bool nonoverlapping =
+      algo.collective == core::CollectiveKind::allreduce &&
+      std::find(algo.aliases.begin(), algo.aliases.end(), "ompi:2") != algo.aliases.end();
+  if (!nonoverlapping || engine.stack.empty() || request.ranks < 2 ||
+      stacks().find(engine.stack).info().chooser != stacks::Chooser::ompi41 ||
+      request.params.contains("reduce") || request.params.contains("bcast")) {
+    return request;
+  }
+  const OmpiCall call{core::CollectiveKind::allreduce, request.ranks, request.bytes, true, 4};
+  std::vector<std::string> shown;
+  // Rare (a named reduce_bcast under an Open MPI stack): the registry maps Open MPI's ids to
+  // collsim's algorithms.
+  const algorithms::Registry registry = algorithms::make_default_registry();
+  for (const auto& [name, value] : ompi41_nonoverlapping_halves(call, registry)) {
+    const auto resolved = algorithms::resolve_params(algo, {{name, value}});
+    request.params[name] = resolved.at(name);
+    shown.push_back(name + "=" + value);
+  }
+  if (chosen != nullptr) {
+    *chosen = fmt::format("{}", fmt::join(shown, ","));
+  }
+  return request;
+}
+
+} // namespace
 
 algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
                                         algorithms::Request request, const EngineChoice& engine,
                                         std::string* chosen) {
   const std::optional<algorithms::nccl::Algo> a = stacks::nccl_algo_of(algo);
   const bool p2p = stacks::is_nccl_p2p(algo);
-  if ((!a && !p2p) || request.topology == nullptr || request.ranks < 2 ||
+  if (!a && !p2p) {
+    return with_ompi_halves(algo, std::move(request), engine, chosen);
+  }
+  if (request.topology == nullptr || request.ranks < 2 ||
       request.topology->rank_count() < request.ranks) {
     return request;
   }

@@ -316,14 +316,15 @@ Execution execute(const OmpiCall& call, int chosen, std::uint64_t m) {
       e.id = 3;
     }
     if (e.id == 2) {
-      // nonoverlapping calls the communicator's reduce and bcast, i.e. coll/tuned's own rules.
+      // nonoverlapping calls the communicator's reduce and bcast (coll_base_allreduce.c:
+      // comm->c_coll->coll_reduce, coll_bcast), i.e. coll/tuned's own rules for the same call,
+      // each run as those rules run it (ompi41_default passes the halves on as parameters).
       const int r = ompi41_fixed_rule(CollectiveKind::reduce, p, m, call.commutative).id;
       const int b = ompi41_fixed_rule(CollectiveKind::bcast, p, m).id;
       e.notes.push_back(fmt::format(
-          "Open MPI reduces with {} then broadcasts with {} (its own reduce/bcast rules); "
-          "collsim's reduce_bcast is binomial + binomial{}",
-          label(CollectiveKind::reduce, r), label(CollectiveKind::bcast, b),
-          (r == 5 && b == 6) ? ", the same" : ", the nearest collsim has"));
+          "nonoverlapping reduces with {} then broadcasts with {} (Open MPI's own reduce and "
+          "bcast rules for the same call)",
+          label(CollectiveKind::reduce, r), label(CollectiveKind::bcast, b)));
     }
     break;
   case CollectiveKind::bcast:
@@ -454,6 +455,25 @@ std::string ompi41_algorithm_name(CollectiveKind collective, int id) {
   return {};
 }
 
+algorithms::RawParams ompi41_nonoverlapping_halves(const OmpiCall& call,
+                                                   const algorithms::Registry& registry,
+                                                   std::vector<std::string>* notes) {
+  algorithms::RawParams out;
+  for (const CollectiveKind half : {CollectiveKind::reduce, CollectiveKind::bcast}) {
+    OmpiCall sub = call;
+    sub.collective = half;
+    sub.varying = false;
+    const std::uint64_t m = ompi41_metric(sub);
+    const Execution e =
+        execute(sub, ompi41_fixed_rule(half, call.ranks, m, call.commutative).id, m);
+    out[half == CollectiveKind::reduce ? "reduce" : "bcast"] = find_ompi(registry, half, e.id).name;
+    if (notes != nullptr) {
+      notes->insert(notes->end(), e.notes.begin(), e.notes.end());
+    }
+  }
+  return out;
+}
+
 std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
                                             const algorithms::Registry& registry) {
   if (call.element_bytes == 0) {
@@ -489,6 +509,9 @@ std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
   const OmpiRule rule = ompi41_fixed_rule(c, call.ranks, m, call.commutative);
   Execution run = execute(call, rule.id, m);
   const auto& algo = find_ompi(registry, c, run.id);
+  if (c == CollectiveKind::allreduce && run.id == 2) {
+    run.params = ompi41_nonoverlapping_halves(call, registry, &run.notes);
+  }
 
   choice.library = std::string{kLibrary};
   choice.algorithm = algo.name;

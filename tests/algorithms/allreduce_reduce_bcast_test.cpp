@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 using namespace collsim;
 
 namespace {
@@ -66,4 +69,54 @@ TEST_CASE("reduce_bcast's closed form counts lg p rounds each way on a power of 
   CHECK(c->gamma_bytes == 30.0);
   // Uneven subtrees finish early: the textbook count is only a bound, so none is declared.
   CHECK_FALSE(reg.cost(algo, testing::allreduce_request(5, 10)).has_value());
+}
+
+namespace {
+/// The index of `name` among the choices of reduce_bcast's level parameter `param`.
+std::int64_t half(const std::string& param, const std::string& name) {
+  const auto reg = algorithms::make_default_registry();
+  const auto& algo = reg.find(core::CollectiveKind::allreduce, "reduce_bcast");
+  const auto params = algorithms::resolve_params(algo, {{param, name}});
+  return params.at(param);
+}
+} // namespace
+
+TEST_CASE("reduce_bcast with other halves is a correct allreduce on 1 to 20 ranks",
+          "[algorithms][allreduce][reduce_bcast]") {
+  // Every reduce with a binomial bcast, every bcast with Open MPI's in-order binary reduce.
+  std::vector<testing::Params> variants;
+  for (const char* r : {"linear", "chain", "pipeline", "binary", "in_order_binary", "knomial"}) {
+    variants.push_back({{"reduce", half("reduce", r)}, {"bcast", 0}});
+  }
+  for (const char* b : {"binomial", "knomial", "linear", "chain", "pipeline", "split_binary_tree",
+                        "binary_tree", "scatter_allgather", "scatter_ring_allgather"}) {
+    variants.push_back(
+        {{"reduce", half("reduce", "in_order_binary")}, {"bcast", half("bcast", b)}});
+  }
+  testing::check_allreduce_variants("reduce_bcast", variants);
+}
+
+TEST_CASE("reduce_bcast's other halves run as coll/tuned's fixed rules call them",
+          "[algorithms][allreduce][reduce_bcast]") {
+  // Open MPI 4.1's fixed rules call each algorithm with faninout 0 and segsize 0: a chain of
+  // fanout 1 and one message per tree edge. p = 6, chain bcast: 0 -> 1 -> 2 -> 3 -> 4 -> 5, each
+  // the whole vector; the binomial reduce before it as in the default.
+  const std::uint64_t n = 1 << 20; // above every default segment size
+  const auto t = testing::traffic(testing::allreduce_schedule(
+      "reduce_bcast", 6, n, {{"reduce", 0}, {"bcast", half("bcast", "chain")}}));
+  CHECK(t[0].send_peers == std::vector<core::Rank>{1});
+  CHECK(t[1].send_peers == std::vector<core::Rank>{0, 2});
+  CHECK(t[2].send_peers == std::vector<core::Rank>{0, 3});
+  CHECK(t[3].send_peers == std::vector<core::Rank>{2, 4});
+  CHECK(t[4].send_peers == std::vector<core::Rank>{0, 5});
+  CHECK(t[5].send_peers == std::vector<core::Rank>{4});
+  for (const auto& r : t) {
+    for (const auto len : r.send_lengths) {
+      CHECK(len == n);
+    }
+  }
+  // Only binomial + binomial declares the closed form.
+  CHECK(testing::allreduce_cost("reduce_bcast", 8, 10).has_value());
+  CHECK_FALSE(testing::allreduce_cost("reduce_bcast", 8, 10, {{"bcast", half("bcast", "knomial")}})
+                  .has_value());
 }

@@ -445,12 +445,15 @@ TEST_CASE("allreduce choices follow coll/base's fallbacks with segmentation off"
   CHECK(c.library_name == "ompi:6 rabenseifner");
   CHECK(c.algorithm == "basic_linear");
   // p < 256, m < 128K -> nonoverlapping: coll/tuned's reduce (p >= 32: binomial) and bcast
-  // (p < 256, 2 <= m < 16K: binary_tree); collsim's reduce_bcast is binomial + binomial.
+  // (p < 256, 2 <= m < 16K: binary_tree), passed on as reduce_bcast's halves.
   c = choose(CollectiveKind::allreduce, 200, kKiB);
   CHECK(c.library_name == "ompi:2 nonoverlapping");
   CHECK(c.algorithm == "reduce_bcast");
+  CHECK(c.params == algorithms::RawParams{{"reduce", "binomial"}, {"bcast", "binary_tree"}});
   CHECK_THAT(c.reason, Catch::Contains("ompi:5 binomial then broadcasts with ompi:5 binary_tree"));
-  CHECK_THAT(c.reason, Catch::Contains("the nearest collsim has"));
+  // 512 ranks, 4 B (the aws_hpc7g log's smallest rows): a binomial reduce, a knomial bcast.
+  c = choose(CollectiveKind::allreduce, 512, 4);
+  CHECK(c.params == algorithms::RawParams{{"reduce", "binomial"}, {"bcast", "knomial"}});
   // Non-commutative ops never get ring or rabenseifner.
   CHECK(choose(CollectiveKind::allreduce, 3, kMiB, 4, false).algorithm == "basic_linear");
   CHECK(choose(CollectiveKind::allreduce, 5, kMiB, 4, false).algorithm == "recursive_doubling");

@@ -65,6 +65,15 @@ struct OmpiRule {
 /// 4.1 has no such id.
 [[nodiscard]] std::string ompi41_algorithm_name(core::CollectiveKind collective, int id);
 
+/// The reduce and the bcast that Open MPI 4.1's nonoverlapping allreduce (coll/tuned algorithm 2)
+/// runs for `call` (an allreduce): it calls the communicator's own reduce and bcast
+/// (coll_base_allreduce.c), i.e. coll/tuned's fixed rules for the same count and datatype, with
+/// their fall-backs; as reduce_bcast's parameters {"reduce", name}, {"bcast", name}. Notes on the
+/// fall-backs taken are appended to `notes` (optional).
+[[nodiscard]] algorithms::RawParams
+ompi41_nonoverlapping_halves(const OmpiCall& call, const algorithms::Registry& registry,
+                             std::vector<std::string>* notes = nullptr);
+
 /// What Open MPI 4.1 (coll/tuned, fixed rules, no MCA overrides) runs for `call`, as a collsim
 /// algorithm accepted by `registry` for that request. nullopt when the call has no uniform MPI
 /// form collsim can generate (ranks 0; alltoall with S not a multiple of p). Throws UsageError
