@@ -22,10 +22,9 @@
 // taking part as participants ranks, ranks+1, ...; their programs follow the ranks' as
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
-// [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]`
-// (seconds, bytes per second; NCCL's LL/LL128/Simple; the optional fields are core::Protocol's
-// port_per_link, stream_bandwidth, intra_node_efficiency, inter_node_efficiency, fifo_slots,
-// intra_node_overhead and rendezvous_bytes).
+// [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]
+// [proxy_overhead=S]` (seconds, bytes per second; NCCL's LL/LL128/Simple; the optional fields are
+// core::Protocol's, in its order).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/layout.hpp"
@@ -92,6 +91,9 @@ std::string print_schedule(const Schedule& s) {
     }
     if (pr.rendezvous_bytes != 0) {
       fmt::format_to(it, " rendezvous_bytes={}", pr.rendezvous_bytes);
+    }
+    if (pr.proxy_overhead.value > 0.0) {
+      fmt::format_to(it, " proxy_overhead={}", pr.proxy_overhead.value);
     }
     fmt::format_to(it, "\n");
   }
@@ -232,7 +234,7 @@ public:
       expect_literal("inter_node_latency=");
       h.protocol.inter_node_latency =
           Seconds{read_double("the inter-node per-message latency in seconds")};
-      if (!at_line_end() && peek_char() == 'p') {
+      if (!at_line_end() && text_.substr(pos_).starts_with("ports")) {
         expect_literal("ports=per_link");
         h.protocol.port_per_link = true;
       }
@@ -275,6 +277,13 @@ public:
       if (!at_line_end() && peek_char() == 'r') {
         expect_literal("rendezvous_bytes=");
         h.protocol.rendezvous_bytes = read_uint("the rendezvous threshold in bytes");
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("proxy_overhead")) {
+        expect_literal("proxy_overhead=");
+        h.protocol.proxy_overhead = Seconds{read_double("the proxy's time per message")};
+        if (!(h.protocol.proxy_overhead.value > 0.0)) {
+          fail("proxy_overhead must be positive");
+        }
       }
       end_line();
     }

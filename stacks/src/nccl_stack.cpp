@@ -144,6 +144,20 @@ std::uint32_t fifo_slots(core::CollectiveKind c, Algo a, Proto p) {
   return static_cast<std::uint32_t>(kSteps / steps_per_slice(c, a));
 }
 
+/// The network proxy's time per message between nodes (core::Protocol::proxy_overhead). NCCL
+/// runs one proxy thread per GPU that posts the network operations of all its channels, one per
+/// slice of sliceSteps steps (src/transport/net.cc sendProxyProgress and recvProxyProgress advance
+/// `posted` by args->sliceSteps; a received Simple slice over GPUDirect is also flushed), and its
+/// own model charges each the post overhead NCCL_NET_OVERHEAD (tuning.cc getNetOverhead: 1 us on
+/// Intel hosts, 2 us on AMD), three times with Simple ("Inter-node rings still have to launch
+/// nsteps * net overhead"). A Simple message here is one slice; an LL or LL128 slice (one step)
+/// is kCutThroughPieces messages.
+core::Seconds proxy_overhead(Proto p, const NcclModelInputs& in) {
+  const double per_slice = nccl_detail::net_overhead_us(in.cpu) * (p == Proto::simple ? 3.0 : 1.0);
+  const double share = p == Proto::simple ? 1.0 : 1.0 / static_cast<double>(kCutThroughPieces);
+  return core::Seconds{per_slice * share * 1e-6};
+}
+
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   const std::optional<Proto> proto = proto_of(p);
@@ -200,6 +214,9 @@ public:
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
         p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto);
+        if (in.nodes > 1 && !ctx.topology.is_full_mesh()) { // a textbook platform has none
+          p.proxy_overhead = proxy_overhead(*proto, in);
+        }
       }
     }
     schedule.set_protocol(p);

@@ -163,7 +163,8 @@ TEST_CASE("the text form rejects a protocol efficiency outside between 0 and 1",
   CHECK_THROWS_WITH(core::parse_schedule(text, "x"), "x:7:27: error: efficiency must be in (0, 1]");
 }
 
-TEST_CASE("the text form carries every optional protocol field and rejects a bad fifo_slots",
+TEST_CASE("the text form carries every optional protocol field and rejects a bad fifo_slots "
+          "or proxy_overhead",
           "[engines][protocol]") {
   const std::string head = "collsim-schedule 1\ncollective bcast\nranks 1\nbytes 0\nroot 0\n"
                            "buffers data=0 tmp=0\nprotocol Simple efficiency=1 launch=0 "
@@ -182,4 +183,13 @@ TEST_CASE("the text form carries every optional protocol field and rejects a bad
   CHECK(core::print_schedule(s).find(" fifo_slots=4\n") != std::string::npos);
   CHECK_THROWS_WITH(core::parse_schedule(head + " fifo_slots=0\nrank 0 {\n}\n", "x"),
                     "x:7:90: error: fifo_slots must be from 1 to 1024");
+  // The network proxy's time per message between nodes (NCCL's stack sets it across nodes).
+  const core::Schedule proxied =
+      core::parse_schedule(head + " fifo_slots=4 proxy_overhead=6e-06\nrank 0 {\n}\n", "x");
+  CHECK(proxied.header().protocol.proxy_overhead.value == 6e-6);
+  CHECK(core::print_schedule(proxied).find(" fifo_slots=4 proxy_overhead=6e-06\n") !=
+        std::string::npos);
+  CHECK(core::parse_schedule(core::print_schedule(proxied)) == proxied);
+  CHECK_THROWS_WITH(core::parse_schedule(head + " proxy_overhead=0\nrank 0 {\n}\n", "x"),
+                    "x:7:94: error: proxy_overhead must be positive");
 }

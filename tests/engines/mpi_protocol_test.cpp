@@ -1,12 +1,15 @@
-// Two library-level costs of core::Protocol that both engines price: a shared-memory transport
-// without MPI's matching (intra_node_overhead: HCOLL's basesmuma) and the rendezvous handshake
-// above a size (rendezvous_bytes: UCX's rndv, ob1's RTS/CTS). Formulas in the tests.
+// Three library-level costs of core::Protocol that both engines price: a shared-memory transport
+// without MPI's matching (intra_node_overhead: HCOLL's basesmuma), the rendezvous handshake
+// above a size (rendezvous_bytes: UCX's rndv, ob1's RTS/CTS), and a network proxy that posts
+// a rank's messages between nodes one at a time (proxy_overhead: NCCL). Formulas in the tests.
 
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <vector>
 
 using namespace collsim;
 using core::Buffer;
@@ -140,4 +143,43 @@ TEST_CASE("over a shared-memory protocol the readers copy: a rank read by three 
   CHECK(loggp(fan_out({}), t) == Approx(rc.latency.value + 3 * copy).epsilon(1e-9));
   // SimGrid shares the sender's memory link among the three flows: never faster.
   CHECK(simgrid(fan_out(shm), t) >= loggp(fan_out(shm), t));
+}
+
+TEST_CASE("a rank's network proxy posts its messages between nodes one after another",
+          "[engines][protocol]") {
+  // NCCL's proxy thread posts every network step of a GPU (core::Protocol::proxy_overhead):
+  // rank 0's second message to the other node leaves tau after its first, which a message inside
+  // the node does not wait for.
+  const core::Topology t = cpu_nodes();
+  constexpr double kTau = 10e-6; // well above o and the 1-byte wire time
+  core::Protocol proxied;
+  proxied.proxy_overhead = core::Seconds{kTau};
+  const auto sends = [&](std::vector<core::Rank> to) {
+    core::ScheduleHeader h;
+    h.collective = core::CollectiveKind::bcast;
+    h.ranks = 4;
+    h.bytes = core::Bytes{1};
+    h.data_bytes = 1;
+    h.protocol = proxied;
+    core::Schedule s(h);
+    for (core::Rank r = 0; r < 4; ++r) {
+      s.begin_rank(r);
+      for (const core::Rank peer : to) {
+        if (r == 0) {
+          s.send(peer, {Buffer::data, 0, 1});
+        } else if (r == peer) {
+          s.recv(0, {Buffer::data, 0, 1});
+        }
+      }
+    }
+    s.finish();
+    return s;
+  };
+  for (const auto& [name, run] : {std::pair{"loggp", &loggp}, std::pair{"simgrid", &simgrid}}) {
+    CAPTURE(name);
+    const double one = run(sends({3}), t);
+    CHECK(one == Approx(run(one_message(3, 1, {}), t)).epsilon(1e-9)); // the first is not held
+    CHECK(run(sends({2, 3}), t) == Approx(kTau + one).epsilon(1e-9));
+    CHECK(run(sends({2, 1}), t) < kTau); // rank 1 shares rank 0's node: no proxy
+  }
 }

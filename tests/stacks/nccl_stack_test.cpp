@@ -248,3 +248,37 @@ TEST_CASE("the network plugin's latency lengthens each inter-node step, twice wi
     CHECK(slow.time - base.time == Approx(2.0 * (p - 1) * 75e-6 * times).epsilon(1e-6));
   }
 }
+
+TEST_CASE(
+    "the NCCL stack charges each network slice NCCL's proxy overhead, three times with Simple",
+    "[stacks][nccl]") {
+  // tuning.cc getNetOverhead: 1 us a network operation on Intel hosts, 2 us on AMD, x3 with
+  // Simple; the proxy posts one per slice (net.cc), a Simple message here, and an LL128 slice is
+  // kCutThroughPieces messages; one node, or a textbook platform, has no network proxy.
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
+  const auto proxy = [&](std::uint32_t nodes, const char* cpu, const char* protocol) {
+    core::TopologySpec spec;
+    spec.kind = "system";
+    spec.system.nodes = nodes;
+    spec.system.node.gpus = 4 / nodes;
+    spec.system.node.nics = 1;
+    spec.system.node.cpu.sockets = 2;
+    spec.system.node.cpu.inter_socket = cpu;
+    const auto topo = topologies::build(spec, 4);
+    algorithms::Request req;
+    req.ranks = 4;
+    req.bytes = core::Bytes{1 << 20};
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "2"}});
+    const core::Schedule s =
+        stacks::lower(stacks, registry.generate(algo, req), {topo, {}, algo, &spec});
+    return s.header().protocol.proxy_overhead.value;
+  };
+  CHECK(proxy(2, "infinity_fabric", "simple") == Approx(2e-6 * 3));
+  CHECK(proxy(2, "upi", "simple") == Approx(1e-6 * 3));
+  CHECK(proxy(2, "infinity_fabric", "ll128") == Approx(2e-6 / stacks::kCutThroughPieces));
+  CHECK(proxy(1, "infinity_fabric", "simple") == 0.0);
+  CHECK(ring(4, 1 << 20, "simple").lowered.header().protocol.proxy_overhead.value == 0.0);
+}

@@ -275,6 +275,15 @@ private:
       stream_free = &rs.stream_free[s_.stream(id)];
     }
     const double o = overhead(ep, r, peer);
+    if (protocol_.proxy_overhead.value > 0.0 && !rs.agent && !routes_.same_node(r, peer)) {
+      // The rank's network proxy posts its messages between nodes one after another
+      // (Protocol::proxy_overhead), each when its channel's block starts it.
+      if (stream_free != nullptr) {
+        ready = std::max(ready, *stream_free - o);
+      }
+      ready = std::max(ready, rs.proxy_free);
+      rs.proxy_free = ready + protocol_.proxy_overhead.value;
+    }
     // Over a shared-memory flag protocol (intra_node_overhead set) the reader copies: the
     // sender publishes its buffer and raises a flag, the receiver's port moves the data
     // (arrive()), so a rank read by many peers is not serialised by their copies.

@@ -222,6 +222,8 @@ struct RankState {
   /// mesh, by peer), found by linear search (a device has a few dozen links at most).
   std::vector<std::pair<std::uint32_t, PortState>> ports;
   double finish = 0.0;
+  /// With core::Protocol::proxy_overhead: when the rank's network proxy is free again.
+  double proxy_free = 0.0;
   PortState& port_for(std::uint32_t key) {
     for (auto& [k, st] : ports) {
       if (k == key) {

@@ -282,9 +282,8 @@ private:
     }
   }
 
-  /// Issues what the ranks in the worklist can issue, then lets the messages that became ready
-  /// meanwhile through their receivers' ports in arrival order, as loggp: by route latency, then
-  /// receive id.
+  /// Issues what the worklist's ranks can issue, then lets the messages that became ready meanwhile
+  /// through their receivers' ports in arrival order, as loggp: by route latency, then receive id.
   void drain() {
     while (!work_.empty() || !ready_.empty()) {
       while (!work_.empty()) {
@@ -406,6 +405,7 @@ private:
         stream_free = &rs.stream_free[s_.stream(id)];
         start = std::max(start, *stream_free - o);
       }
+      start = rs.take_proxy(start, rs.agent ? 0.0 : proto_.proxy_time(r, peer));
       const bool own_cpu = rs.agent || stream_free != nullptr;
       if (!own_cpu) {
         start = std::max(start, rs.cpu_free);

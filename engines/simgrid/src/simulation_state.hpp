@@ -79,11 +79,24 @@ struct RankState {
   double cpu_free = 0.0;
   double send_free = 0.0;
   double inject_free = 0.0;
-  double recv_free = 0.0; // serial port: when the receive port will have taken in what is coming
+  double recv_free = 0.0;  // serial port: when the receive port will have taken in what is coming
+  double proxy_free = 0.0; // Protocol::proxy_overhead: when the network proxy is free again
   /// Per issue stream, with a stream rate (Protocol::stream_bandwidth): when the stream's thread
   /// block will have moved its last message's payload.
   std::vector<double> stream_free;
   double finish = 0.0;
+
+  /// A message between nodes is posted by the rank's network proxy, one after another
+  /// (Protocol::proxy_overhead, as on loggp): when it can start, ready at `ready`, holding the
+  /// proxy for `cost` (0: not through the proxy).
+  double take_proxy(double ready, double cost) {
+    if (cost <= 0.0) {
+      return ready;
+    }
+    const double at = std::max(ready, proxy_free);
+    proxy_free = at + cost;
+    return at;
+  }
 
   /// A channel's thread block starts its next message once the flow of its previous one has left
   /// the sender (NCCL's LL and LL128 stores and Simple's copies are the SMs' own, and a

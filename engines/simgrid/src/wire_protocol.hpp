@@ -71,6 +71,14 @@ public:
     return std::max(0.0, proto - route.latency);
   }
 
+  /// The proxy's time for a message from `from` to `to` (Protocol::proxy_overhead: between
+  /// nodes only).
+  [[nodiscard]] double proxy_time(core::Rank from, core::Rank to) const {
+    return protocol_.proxy_overhead.value > 0.0 && !same_node(from, to)
+               ? protocol_.proxy_overhead.value
+               : 0.0;
+  }
+
 private:
   [[nodiscard]] bool same_node(core::Rank a, core::Rank b) const {
     return node_key_[a] == node_key_[b];

@@ -124,6 +124,11 @@ struct Protocol {
   /// clear-to-send) coming back: two more route latencies before its data (UCX's rndv protocol,
   /// src/ucp/tag/rndv.c; Open MPI ob1's pml_ob1_sendreq.c). 0: every message eager.
   std::uint64_t rendezvous_bytes = 0;
+  /// The network proxy's CPU time per message between nodes (NCCL: one progress thread per GPU
+  /// posts every network step of all its channels, src/transport/net.cc): such a message leaves
+  /// no earlier than its sender's proxy is free, and holds the proxy this long, so that a rank's
+  /// network messages are posted one after another. 0: none.
+  Seconds proxy_overhead{0.0};
   bool operator==(const Protocol&) const = default;
 };
 
