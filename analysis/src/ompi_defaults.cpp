@@ -294,7 +294,7 @@ struct Execution {
   std::vector<std::string> notes;
 };
 
-Execution execute(const OmpiCall& call, int chosen, std::uint64_t m) {
+Execution execute(const OmpiCall& call, int chosen) {
   const std::uint32_t p = call.ranks;
   const std::uint64_t count = call.bytes.value / call.element_bytes; // whole-vector elements
   const std::uint64_t pof2 = std::bit_floor(std::uint64_t{p});
@@ -314,17 +314,6 @@ Execution execute(const OmpiCall& call, int chosen, std::uint64_t m) {
       e.notes.push_back(
           fmt::format("ring with count {} < p = {} runs recursive_doubling", count, p));
       e.id = 3;
-    }
-    if (e.id == 2) {
-      // nonoverlapping calls the communicator's reduce and bcast (coll_base_allreduce.c:
-      // comm->c_coll->coll_reduce, coll_bcast), i.e. coll/tuned's own rules for the same call,
-      // each run as those rules run it (ompi41_default passes the halves on as parameters).
-      const int r = ompi41_fixed_rule(CollectiveKind::reduce, p, m, call.commutative).id;
-      const int b = ompi41_fixed_rule(CollectiveKind::bcast, p, m).id;
-      e.notes.push_back(fmt::format(
-          "nonoverlapping reduces with {} then broadcasts with {} (Open MPI's own reduce and "
-          "bcast rules for the same call)",
-          label(CollectiveKind::reduce, r), label(CollectiveKind::bcast, b)));
     }
     break;
   case CollectiveKind::bcast:
@@ -458,18 +447,28 @@ std::string ompi41_algorithm_name(CollectiveKind collective, int id) {
 algorithms::RawParams ompi41_nonoverlapping_halves(const OmpiCall& call,
                                                    const algorithms::Registry& registry,
                                                    std::vector<std::string>* notes) {
+  // nonoverlapping calls the communicator's reduce and bcast (coll_base_allreduce.c:
+  // comm->c_coll->coll_reduce, coll_bcast), i.e. coll/tuned's own rules for the same call, each
+  // run as those rules run it (with its own fall-backs, execute()).
   algorithms::RawParams out;
+  std::vector<int> rules;
+  std::vector<std::string> fallbacks;
   for (const CollectiveKind half : {CollectiveKind::reduce, CollectiveKind::bcast}) {
     OmpiCall sub = call;
     sub.collective = half;
     sub.varying = false;
     const std::uint64_t m = ompi41_metric(sub);
-    const Execution e =
-        execute(sub, ompi41_fixed_rule(half, call.ranks, m, call.commutative).id, m);
+    rules.push_back(ompi41_fixed_rule(half, call.ranks, m, call.commutative).id);
+    const Execution e = execute(sub, rules.back());
     out[half == CollectiveKind::reduce ? "reduce" : "bcast"] = find_ompi(registry, half, e.id).name;
-    if (notes != nullptr) {
-      notes->insert(notes->end(), e.notes.begin(), e.notes.end());
-    }
+    fallbacks.insert(fallbacks.end(), e.notes.begin(), e.notes.end());
+  }
+  if (notes != nullptr) {
+    notes->push_back(fmt::format("nonoverlapping reduces with {} then broadcasts with {} (Open "
+                                 "MPI's own reduce and bcast rules for the same call)",
+                                 label(CollectiveKind::reduce, rules[0]),
+                                 label(CollectiveKind::bcast, rules[1])));
+    notes->insert(notes->end(), fallbacks.begin(), fallbacks.end());
   }
   return out;
 }
@@ -507,7 +506,7 @@ std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
 
   const std::uint64_t m = ompi41_metric(call);
   const OmpiRule rule = ompi41_fixed_rule(c, call.ranks, m, call.commutative);
-  Execution run = execute(call, rule.id, m);
+  Execution run = execute(call, rule.id);
   const auto& algo = find_ompi(registry, c, run.id);
   if (c == CollectiveKind::allreduce && run.id == 2) {
     run.params = ompi41_nonoverlapping_halves(call, registry, &run.notes);
