@@ -283,6 +283,12 @@ void Loader::pcie_section(const Located& at, core::TopologySpec& spec) const {
       pcie.latency = seconds(v);
     } else if (k == "switch_latency") {
       pcie.switch_latency = seconds(v);
+    } else if (k == "staged_duplex_efficiency") {
+      pcie.staged_duplex_efficiency = real(v, "a number greater than 0 and at most 1", 0.0, true);
+      if (pcie.staged_duplex_efficiency > 1.0) {
+        fail(v, fmt::format("expected a number greater than 0 and at most 1, got {}",
+                            scalar(v, "a number")));
+      }
     }
   }
 }

@@ -98,6 +98,82 @@ double intra_efficiency(Algo a, const NcclModelInputs& in, const core::Topology&
   return eff;
 }
 
+/// Whether some GPU of `s` both sends to and receives from GPUs of its node over routes staged
+/// through host memory (PCIe peer-to-peer off: NCCL's SHM transport, src/transport/shm.cc, where
+/// the sender's kernel stores into a host buffer and the receiver's kernel loads from it, without
+/// copy engines unless NCCL_SHM_USE_CUDA_MEMCPY). A ring of two or more ranks does; a two-rank
+/// broadcast or reduce does not: one GPU only writes, the other only reads.
+bool staged_both_ways(const core::Schedule& s, const core::Topology& t) {
+  const auto staged = [&t](core::Rank a, core::Rank b) {
+    if (a >= t.rank_count() || b >= t.rank_count()) {
+      return false; // an in-network agent's messages
+    }
+    const core::Device& x = t.devices()[t.device_of(a)];
+    const core::Device& y = t.devices()[t.device_of(b)];
+    return x.node == y.node && (!x.p2p || !y.p2p) && x.kind == core::DeviceKind::gpu &&
+           y.kind == core::DeviceKind::gpu;
+  };
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
+    bool sends = false;
+    bool receives = false;
+    for (core::OpId id = s.rank_begin(r); id < s.rank_end(r) && !(sends && receives); ++id) {
+      const core::OpKind k = s.kind(id);
+      const bool into = k == core::OpKind::recv || k == core::OpKind::recv_reduce;
+      if ((k == core::OpKind::send || into) && staged(r, s.route_peer(id))) {
+        (into ? receives : sends) = true;
+      }
+    }
+    if (sends && receives) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The share of the staged rate that two-way traffic through host memory keeps
+/// (topology.node.pcie.staged_duplex_efficiency), where `s` moves data both ways; 1 elsewhere.
+/// NCCL's maintainers: on two GPUs "Broadcast and Reduce are unidirectional ... contrary to other
+/// operations which are bidirectional. Some components (in particular some CPUs) do not handle
+/// bidirectional traffic well" (NVIDIA/nccl#384, where SHM gave broadcast 10.31 GB/s and allreduce
+/// 3.9 GB/s of bus bandwidth on one PCIe Gen3 x16 box).
+double staged_duplex_share(const core::Schedule& s, const core::Topology& t,
+                           const core::TopologySpec* spec) {
+  if (spec == nullptr || spec->kind != "system" || t.is_full_mesh()) {
+    return 1.0;
+  }
+  const double eff = spec->system.node.pcie.staged_duplex_efficiency;
+  return eff < 1.0 && staged_both_ways(s, t) ? eff : 1.0;
+}
+
+/// The latency a route between two nodes spends outside them (the NIC links, the fabric's links
+/// and switches), on the route from rank 0 to the first rank of another node; 0 on one node or
+/// a textbook platform.
+double network_route_latency(const core::Topology& t) {
+  if (t.is_full_mesh() || t.rank_count() == 0) {
+    return 0.0;
+  }
+  core::Rank other = 0;
+  while (other < t.rank_count() && t.node_of(other) == t.node_of(0)) {
+    ++other;
+  }
+  if (other == t.rank_count()) {
+    return 0.0;
+  }
+  const auto& dev = t.devices();
+  double out = 0.0;
+  for (const core::LinkId id : t.route(0, other)) {
+    const core::Link& l = t.links()[id];
+    const bool to_net = dev[l.to].node == core::kNetworkNode;
+    if (to_net || dev[l.from].node == core::kNetworkNode) {
+      out += l.latency.value;
+    }
+    if (to_net) {
+      out += dev[l.to].latency.value; // a network switch passed through
+    }
+  }
+  return out;
+}
+
 /// The network transport's payload bytes per line byte: the node's NIC kind
 /// (topology.node.nic_efficiency; 1 where the scenario gives none).
 double nic_efficiency(const core::TopologySpec* spec) {
@@ -194,19 +270,24 @@ public:
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
-    if (algo && proto) {
+    if (algo && proto && ctx.nccl.net_latency.value > 0.0) {
       // The network plugin's latency (ncclNetProperties_t.latency): tuning.cc adds it to
-      // interLat, once more with Simple for the flush of each received step.
+      // interLat, once more with Simple for the flush of each received step. It is the
+      // plugin's whole NIC-to-NIC figure, and the route between nodes already charges the NIC
+      // links and the fabric: the message gets the rest.
       const double times = *proto == Proto::simple ? 2.0 : 1.0;
+      const double plugin =
+          ctx.nccl.net_latency.value * times * algorithms::nccl::inter_node_latency_share(*algo);
       p.inter_node_latency =
-          p.inter_node_latency + core::Seconds{ctx.nccl.net_latency.value * times *
-                                               algorithms::nccl::inter_node_latency_share(*algo)};
+          p.inter_node_latency +
+          core::Seconds{std::max(0.0, plugin - network_route_latency(ctx.topology))};
     }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr
                                      ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)
                                      : nccl_inputs(ctx.topology, ranks);
-      p.intra_node_efficiency = intra_efficiency(*algo, in, ctx.topology);
+      p.intra_node_efficiency = intra_efficiency(*algo, in, ctx.topology) *
+                                staged_duplex_share(schedule, ctx.topology, ctx.topology_spec);
       p.inter_node_efficiency = nic_efficiency(ctx.topology_spec);
       if (proto) {
         const double cap = stream_cap_gbs(*algo, *proto, in, schedule.stream_count());

@@ -110,7 +110,7 @@ std::vector<BadScenario> bad_scenarios() {
   // kind: system. Unknown keys, keys of another kind and unknown names, section by section.
   {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency, nic_kind, nic_efficiency"},
   {"system_unknown_nvlink_key.yaml", "system_unknown_nvlink_key.yaml:9:7: error: topology.node.nvlink.link_bandwith: unknown key 'link_bandwith' (did you mean 'link_bandwidth'?); valid keys are: kind, link_bandwidth, latency, links_per_gpu, sharp, sharp_reduce_bandwidth"},
-  {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, latency, switch_latency"},
+  {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, latency, switch_latency, staged_duplex_efficiency"},
   {"system_unknown_cpu_key.yaml", "system_unknown_cpu_key.yaml:8:7: error: topology.node.cpu.cores: unknown key 'cores'; valid keys are: sockets, numa_per_socket, cores_per_socket, memory_bandwidth, memory_latency, inter_socket, inter_socket_bandwidth, inter_socket_latency, core_bandwidth"},
   {"system_unknown_network_key.yaml", "system_unknown_network_key.yaml:7:5: error: topology.network.radixx: unknown key 'radixx' (did you mean 'radix'?); valid keys are: kind, link_bandwidth, link_latency, switch_latency, sharp, sharp_reduce_bandwidth, rail_optimized, levels, radix, taper"},
   {"system_unknown_placement_key.yaml", "system_unknown_placement_key.yaml:8:5: error: topology.placement.orders: unknown key 'orders' (did you mean 'order'?); valid keys are: order, ranks_per_node, rankfile"},
@@ -128,6 +128,7 @@ std::vector<BadScenario> bad_scenarios() {
   // kind: system. Values out of range, checked key by key.
   {"system_pcie_gen_7.yaml", "system_pcie_gen_7.yaml:8:12: error: topology.node.pcie.gen: PCIe gen must be 3, 4, 5 or 6, got 7"},
   {"system_pcie_lanes_3.yaml", "system_pcie_lanes_3.yaml:8:14: error: topology.node.pcie.lanes: PCIe lanes must be 1, 2, 4, 8 or 16, got 3"},
+  {"system_pcie_duplex_efficiency_zero.yaml", "system_pcie_duplex_efficiency_zero.yaml:7:71: error: topology.node.pcie.staged_duplex_efficiency: expected a number greater than 0 and at most 1, got 0"},
   {"system_nic_efficiency_above_one.yaml", "system_nic_efficiency_above_one.yaml:8:21: error: topology.node.nic_efficiency: expected a number greater than 0 and at most 1, got 1.5"},
   {"system_zero_nic_bandwidth.yaml", "system_zero_nic_bandwidth.yaml:7:20: error: topology.node.nic_bandwidth: a bandwidth must be positive, got '0 GB/s'"},
   {"system_negative_latency.yaml", "system_negative_latency.yaml:9:16: error: topology.node.nvlink.latency: a duration cannot be negative, got '-2 us'"},

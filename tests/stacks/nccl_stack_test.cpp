@@ -282,3 +282,83 @@ TEST_CASE(
   CHECK(proxy(1, "infinity_fabric", "simple") == 0.0);
   CHECK(ring(4, 1 << 20, "simple").lowered.header().protocol.proxy_overhead.value == 0.0);
 }
+
+TEST_CASE("without PCIe peer-to-peer, two-way staged traffic keeps the host's duplex share",
+          "[stacks][nccl]") {
+  // shm.cc: the sender's kernel stores into a host buffer, the receiver's loads from it. A ring
+  // (allreduce, allgather) on two GPUs moves data both ways and gets the share; a two-rank
+  // broadcast or reduce moves it one way (rank 0 writes, rank 1 reads) and does not
+  // (NVIDIA/nccl#384: broadcast 10.31 GB/s, allreduce 3.9 GB/s bus bandwidth on one box).
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const auto lowered = [&](CollectiveKind c, std::uint32_t p, bool p2p, double share) {
+    core::TopologySpec spec;
+    spec.kind = "system";
+    spec.system.node.gpus = p;
+    spec.system.node.pcie.gen = 3;
+    spec.system.node.pcie.switches = 1;
+    spec.system.node.pcie.p2p = p2p;
+    spec.system.node.pcie.staged_duplex_efficiency = share;
+    const auto topo = topologies::build(spec, p);
+    const auto& algo = registry.find(c, "nccl_ring");
+    algorithms::Request req;
+    req.collective = c;
+    req.ranks = p;
+    req.bytes = core::Bytes{64 << 20};
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(algo, {{"protocol", "simple"}, {"channels", "2"}});
+    const core::Schedule s =
+        stacks::lower(stacks, registry.generate(algo, req), {topo, {}, algo, &spec});
+    return std::pair{s.header().protocol.intra_node_efficiency,
+                     engines::LogGPEngine().run(s, topo, {}).time.value};
+  };
+  const double pci = 12.0 / 15.75; // NCCL's PCIe data rate of a Gen3 x16 link (topo.h)
+  for (const CollectiveKind c : {CollectiveKind::allreduce, CollectiveKind::allgather}) {
+    INFO(core::to_string(c));
+    const auto [full_eff, full_time] = lowered(c, 2, false, 1.0);
+    const auto [half_eff, half_time] = lowered(c, 2, false, 0.5);
+    CHECK(full_eff == Approx(pci));
+    CHECK(half_eff == Approx(0.5 * pci));
+    CHECK(half_time > 1.9 * full_time); // the data time doubles, the latencies do not
+    CHECK(half_time < 2.0 * full_time);
+    CHECK(lowered(c, 2, true, 0.5).first == Approx(pci)); // peer-to-peer: nothing staged
+  }
+  // A chain of three moves data both ways at its middle GPU; one of two does not.
+  CHECK(lowered(CollectiveKind::bcast, 2, false, 0.5).first == Approx(pci));
+  CHECK(lowered(CollectiveKind::reduce, 2, false, 0.5).first == Approx(pci));
+  CHECK(lowered(CollectiveKind::bcast, 3, false, 0.5).first == Approx(0.5 * pci));
+}
+
+TEST_CASE("the plugin's latency holds the NIC links and fabric the route already charges",
+          "[stacks][nccl]") {
+  // aws-ofi-nccl's figure (75 us on p4d) is its whole NIC-to-NIC latency; the route between two
+  // nodes already crosses two NIC links of nic_latency each (and the switch, 0 here), so each
+  // inter-node message gets 75 - 2 x 5 us more, 2 x 75 - 10 with Simple, and nothing where the
+  // plugin's figure is below the route's.
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = 2;
+  spec.system.node.gpus = 2;
+  spec.system.node.nics = 1;
+  spec.system.node.nic_latency = core::Seconds{5e-6};
+  spec.system.network.switch_latency = core::Seconds{0.0};
+  const auto topo = topologies::build(spec, 4);
+  const auto latency = [&](const char* protocol, double plugin_us) {
+    core::NcclSpec nccl;
+    nccl.net_latency = core::Seconds{plugin_us * 1e-6};
+    algorithms::Request req;
+    req.ranks = 4;
+    req.bytes = core::Bytes{4096};
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "1"}});
+    return stacks::lower(stacks, registry.generate(algo, req), {topo, nccl, algo, &spec})
+        .header()
+        .protocol.inter_node_latency.value;
+  };
+  CHECK(latency("ll", 75.0) - latency("ll", 0.0) == Approx(65e-6));
+  CHECK(latency("simple", 75.0) - latency("simple", 0.0) == Approx(140e-6));
+  CHECK(latency("ll", 8.0) == Approx(latency("ll", 0.0)));
+}

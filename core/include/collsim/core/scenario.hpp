@@ -78,6 +78,10 @@ struct PcieSpec {
   bool p2p = true;         ///< GPU peer-to-peer through the switches
   Seconds latency{0.5e-6}; ///< per PCIe link
   Seconds switch_latency{105e-9};
+  /// With p2p off: the share of its one-way rate that GPU traffic staged through host memory
+  /// keeps while GPUs write to and read from host memory at once with their own loads and stores
+  /// (NCCL's SHM transport), as some root complexes handle two-way traffic poorly; 1: no loss.
+  double staged_duplex_efficiency = 1.0;
   bool operator==(const PcieSpec&) const = default;
 };
 
