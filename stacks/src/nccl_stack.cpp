@@ -183,13 +183,21 @@ double nic_efficiency(const core::TopologySpec* spec) {
   return spec->system.node.nic_efficiency;
 }
 
-/// NCCL on one rank still launches its kernel and, out of place, copies the send buffer into the
-/// receive buffer (src/enqueue.cc: a one-rank collective is a local copy); the generated schedule
-/// has no operations. The copy is priced at the GPU's copy bandwidth.
+/// Submitting one cudaMemcpyAsync: "approximately 5-7 us" per call (DualPath, arXiv 2602.21548,
+/// section 5.2); the low end, as nccl-tests issues its calls back to back and each submission
+/// overlaps the previous copy.
+constexpr double kMemcpyAsyncSeconds = 5e-6;
+
+/// NCCL on one rank launches no kernel: out of place it copies the send buffer into the receive
+/// buffer with one cudaMemcpyAsync, in place it does nothing (src/enqueue.cc calls
+/// ncclLaunchOneRank, src/device/onerank.cu; only a PreMulSum runs a kernel). The generated
+/// schedule has no operations; the copy is priced at the GPU's copy bandwidth, and the call's
+/// start at a cudaMemcpyAsync's instead of the kernel's base latency.
 core::Schedule single_rank(const core::Schedule& s) {
   core::ScheduleHeader h = s.header();
   const std::uint64_t n = std::min<std::uint64_t>(h.bytes.value, h.data_bytes);
   h.tmp_bytes = std::max<std::uint64_t>(h.tmp_bytes, n);
+  h.protocol.launch = core::Seconds{kMemcpyAsyncSeconds};
   core::Schedule out(h);
   out.begin_rank(0);
   if (n > 0) {

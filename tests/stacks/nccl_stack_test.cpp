@@ -362,3 +362,27 @@ TEST_CASE("the plugin's latency holds the NIC links and fabric the route already
   CHECK(latency("simple", 75.0) - latency("simple", 0.0) == Approx(140e-6));
   CHECK(latency("ll", 8.0) == Approx(latency("ll", 0.0)));
 }
+
+TEST_CASE("NCCL on one rank copies with one cudaMemcpyAsync and launches no kernel",
+          "[stacks][nccl]") {
+  // src/device/onerank.cu ncclLaunchOneRank: out of place a cudaMemcpyAsync (5 us to submit),
+  // no kernel, so not the Simple ring's base latency of 8.4 us; the copy at the copy rate.
+  core::TopologySpec spec;
+  spec.kind = "uniform";
+  spec.endpoint.copy_bandwidth = core::Bandwidth{100e9};
+  const auto topo = topologies::build(spec, 1);
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
+  const auto stacks = stacks::default_stacks();
+  const auto time = [&](std::uint64_t n) {
+    algorithms::Request req;
+    req.ranks = 1;
+    req.bytes = core::Bytes{n};
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(algo, {{"protocol", "simple"}, {"channels", "1"}});
+    const core::Schedule s = stacks::lower(stacks, registry.generate(algo, req), {topo, {}, algo});
+    return engines::LogGPEngine().run(s, topo, {}).time.value;
+  };
+  CHECK(time(8) == Approx(5e-6 + 8 / 100e9));
+  CHECK(time(1 << 30) == Approx(5e-6 + (1 << 30) / 100e9));
+}
