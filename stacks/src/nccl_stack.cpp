@@ -145,35 +145,6 @@ double staged_duplex_share(const core::Schedule& s, const core::Topology& t,
   return eff < 1.0 && staged_both_ways(s, t) ? eff : 1.0;
 }
 
-/// The latency a route between two nodes spends outside them (the NIC links, the fabric's links
-/// and switches), on the route from rank 0 to the first rank of another node; 0 on one node or
-/// a textbook platform.
-double network_route_latency(const core::Topology& t) {
-  if (t.is_full_mesh() || t.rank_count() == 0) {
-    return 0.0;
-  }
-  core::Rank other = 0;
-  while (other < t.rank_count() && t.node_of(other) == t.node_of(0)) {
-    ++other;
-  }
-  if (other == t.rank_count()) {
-    return 0.0;
-  }
-  const auto& dev = t.devices();
-  double out = 0.0;
-  for (const core::LinkId id : t.route(0, other)) {
-    const core::Link& l = t.links()[id];
-    const bool to_net = dev[l.to].node == core::kNetworkNode;
-    if (to_net || dev[l.from].node == core::kNetworkNode) {
-      out += l.latency.value;
-    }
-    if (to_net) {
-      out += dev[l.to].latency.value; // a network switch passed through
-    }
-  }
-  return out;
-}
-
 /// The network transport's payload bytes per line byte: the node's NIC kind
 /// (topology.node.nic_efficiency; 1 where the scenario gives none).
 double nic_efficiency(const core::TopologySpec* spec) {
@@ -278,17 +249,13 @@ public:
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
-    if (algo && proto && ctx.nccl.net_latency.value > 0.0) {
+    if (algo && proto) {
       // The network plugin's latency (ncclNetProperties_t.latency): tuning.cc adds it to
-      // interLat, once more with Simple for the flush of each received step. It is the
-      // plugin's whole NIC-to-NIC figure, and the route between nodes already charges the NIC
-      // links and the fabric: the message gets the rest.
+      // interLat, once more with Simple for the flush of each received step.
       const double times = *proto == Proto::simple ? 2.0 : 1.0;
-      const double plugin =
-          ctx.nccl.net_latency.value * times * algorithms::nccl::inter_node_latency_share(*algo);
       p.inter_node_latency =
-          p.inter_node_latency +
-          core::Seconds{std::max(0.0, plugin - network_route_latency(ctx.topology))};
+          p.inter_node_latency + core::Seconds{ctx.nccl.net_latency.value * times *
+                                               algorithms::nccl::inter_node_latency_share(*algo)};
     }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr

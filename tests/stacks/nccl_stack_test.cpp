@@ -329,40 +329,6 @@ TEST_CASE("without PCIe peer-to-peer, two-way staged traffic keeps the host's du
   CHECK(lowered(CollectiveKind::bcast, 3, false, 0.5).first == Approx(0.5 * pci));
 }
 
-TEST_CASE("the plugin's latency holds the NIC links and fabric the route already charges",
-          "[stacks][nccl]") {
-  // aws-ofi-nccl's figure (75 us on p4d) is its whole NIC-to-NIC latency; the route between two
-  // nodes already crosses two NIC links of nic_latency each (and the switch, 0 here), so each
-  // inter-node message gets 75 - 2 x 5 us more, 2 x 75 - 10 with Simple, and nothing where the
-  // plugin's figure is below the route's.
-  const auto registry = algorithms::make_default_registry();
-  const auto stacks = stacks::default_stacks();
-  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
-  core::TopologySpec spec;
-  spec.kind = "system";
-  spec.system.nodes = 2;
-  spec.system.node.gpus = 2;
-  spec.system.node.nics = 1;
-  spec.system.node.nic_latency = core::Seconds{5e-6};
-  spec.system.network.switch_latency = core::Seconds{0.0};
-  const auto topo = topologies::build(spec, 4);
-  const auto latency = [&](const char* protocol, double plugin_us) {
-    core::NcclSpec nccl;
-    nccl.net_latency = core::Seconds{plugin_us * 1e-6};
-    algorithms::Request req;
-    req.ranks = 4;
-    req.bytes = core::Bytes{4096};
-    req.topology = &topo;
-    req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "1"}});
-    return stacks::lower(stacks, registry.generate(algo, req), {topo, nccl, algo, &spec})
-        .header()
-        .protocol.inter_node_latency.value;
-  };
-  CHECK(latency("ll", 75.0) - latency("ll", 0.0) == Approx(65e-6));
-  CHECK(latency("simple", 75.0) - latency("simple", 0.0) == Approx(140e-6));
-  CHECK(latency("ll", 8.0) == Approx(latency("ll", 0.0)));
-}
-
 TEST_CASE("NCCL on one rank copies with one cudaMemcpyAsync and launches no kernel",
           "[stacks][nccl]") {
   // src/device/onerank.cu ncclLaunchOneRank: out of place a cudaMemcpyAsync (5 us to submit),
