@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Cross-machine validation: predicts every shared NCCL log with the uncalibrated preset of its
-# machine class (what a new user would pick) and prints one table per log and one pooled over all
-# logs: collsim's median and p90 |error| below and from 1 MiB, beside NCCL's own closed-form
+# machine class (what a new user would pick) and prints one table per log, one pooled over all
+# logs and the median of the logs' medians (every machine class weighed alike, where the pooled
+# row leans on the logs with most rows): collsim's median and p90 |error| below and from 1 MiB,
+# beside NCCL's own closed-form
 # estimate (which exists only for the rows NCCL's model covers: no alltoall, no 1-rank runs) and
 # collsim on those same rows (docs/validation.md, "Uncalibrated presets on the shared logs").
 #
@@ -53,6 +55,14 @@ def stats(v):
     p90 = v[min(len(v) - 1, max(0, -(-9 * len(v) // 10) - 1))]
     return f"{med:6.1f} % ({p90:6.1f} %)"
 pool = {"sb": [], "sf": [], "nb": [], "nf": [], "cb": [], "cf": []}
+# Each log's median, so that the last row weighs every machine class alike (the pooled row
+# leans on the logs with most rows).
+per_log = {"sb": [], "sf": [], "nb": [], "nf": [], "cb": [], "cf": []}
+def middle(v):
+    if not v:
+        return "-"
+    v = sorted(v)
+    return f"{v[(len(v) + 1) // 2 - 1]:.1f} %"
 if markdown:
     print("| log | preset | rows | collsim < 1 MiB | collsim >= 1 MiB | NCCL's estimate < 1 MiB | NCCL's estimate >= 1 MiB | collsim on NCCL's rows < 1 MiB | collsim on NCCL's rows >= 1 MiB |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -75,6 +85,8 @@ for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].i
             s["cf" if big else "cb"].append(abs(r["error_pct"]))
     for k in s:
         pool[k] += s[k]
+        if s[k]:
+            per_log[k].append(sorted(s[k])[(len(s[k]) + 1) // 2 - 1])
     if markdown:
         cells = [stats(s[k]).strip() for k in ("sb", "sf", "nb", "nf", "cb", "cf")]
         cells = ["-" if c.startswith("-") else c for c in cells]
@@ -84,6 +96,9 @@ for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].i
 if markdown:
     cells = [stats(pool[k]).strip() for k in ("sb", "sf", "nb", "nf", "cb", "cf")]
     print("| pooled | | " + str(len(pool["sb"]) + len(pool["sf"])) + " | " + " | ".join(cells) + " |")
+    cells = [middle(per_log[k]) for k in ("sb", "sf", "nb", "nf", "cb", "cf")]
+    print("| median of the logs' medians | | | " + " | ".join(cells) + " |")
     sys.exit(0)
 print(f"{'pooled':<52} {'':<14} {len(pool['sb']) + len(pool['sf']):>4}  {stats(pool['sb']):>18}  {stats(pool['sf']):>18}  {stats(pool['nb']):>18}  {stats(pool['nf']):>18}  {stats(pool['cb']):>18}  {stats(pool['cf']):>18}")
+print(f"{'median of the logs medians':<52} {'':<14} {'':>4}  " + "  ".join(f"{middle(per_log[k]):>18}" for k in ("sb", "sf", "nb", "nf", "cb", "cf")))
 PY
