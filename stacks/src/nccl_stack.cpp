@@ -4,9 +4,10 @@
 //    calibrate`): the host's call overhead joins the kernel launch, each protocol's per-step
 //    latencies and payload efficiency are scaled by its factors.
 // 2. Link efficiency: the node's links at the rate NCCL rates them (NVLink's and PCIe's data
-//    rate, NVLS's efficiency), the network at its NIC kind's transport efficiency. (A link in
-//    the middle of routes inside a node, such as a PCIe uplink to host memory, is shared by the
-//    engines: loggp books it in time per message, engines/loggp/src/middle_links.hpp.)
+//    rate, NVLS's efficiency; without PCIe peer-to-peer, the host's share for traffic staged
+//    both ways), the network at its NIC kind's transport efficiency. (A link in the middle of
+//    routes inside a node, such as a PCIe uplink to host memory, is shared by the engines:
+//    loggp books it in time per message, engines/loggp/src/middle_links.hpp.)
 // 3. Ports. A GPU's channels run on separate thread blocks and its NVLink, PCIe and NIC paths
 //    work at once: the engines give each link of the device its own port
 //    (core::Protocol::port_per_link) instead of LogGP's single one.
