@@ -387,6 +387,15 @@ double Loader::real(const Located& at, std::string_view expected, double min, bo
   return value;
 }
 
+double Loader::share(const Located& at) {
+  constexpr std::string_view kExpected = "a number greater than 0 and at most 1";
+  const double value = real(at, kExpected, 0.0, true);
+  if (value > 1.0) {
+    fail(at, fmt::format("expected {}, got {}", kExpected, scalar(at, "a number")));
+  }
+  return value;
+}
+
 Fields Loader::section(const Located& at, std::span<const std::string_view> valid,
                        core::TopologySpec& spec, const KeyExplainer& explain) const {
   const Fields fields = read_map(at, valid, {}, explain);

@@ -263,6 +263,9 @@ private:
   /// A finite number >= min (> min when `exclusive`).
   static double real(const Located& at, std::string_view expected, double min, bool exclusive);
 
+  /// A share of a rate (an efficiency): a number greater than 0 and at most 1.
+  static double share(const Located& at);
+
   /// The topology section; `base` is the topology it overrides (a derived scenario): keys not
   /// written keep the base's values, unless the kind changes, which starts from the defaults.
   core::TopologySpec topology(const Field& section, const core::TopologySpec* base) const;

@@ -160,11 +160,7 @@ core::NcclProtocolSpec Loader::nccl_protocol(const Located& at, core::NcclProtoc
     if (f.key == "latency_factor") {
       out.latency_factor = factor(f.value);
     } else {
-      out.efficiency_factor = real(f.value, "a number greater than 0 and at most 1", 0.0, true);
-      if (out.efficiency_factor > 1.0) {
-        fail(f.value, fmt::format("expected a number greater than 0 and at most 1, got {}",
-                                  scalar(f.value, "a number")));
-      }
+      out.efficiency_factor = share(f.value);
     }
   }
   return out;

@@ -142,11 +142,7 @@ void Loader::node_section(const Located& at, core::TopologySpec& spec) const {
     } else if (k == "nic_kind") {
       n.nic_kind = nic_kind(v);
     } else if (k == "nic_efficiency") {
-      n.nic_efficiency = real(v, "a number greater than 0 and at most 1", 0.0, true);
-      if (n.nic_efficiency > 1.0) {
-        fail(v, fmt::format("expected a number greater than 0 and at most 1, got {}",
-                            scalar(v, "a number")));
-      }
+      n.nic_efficiency = share(v);
     }
   }
   // A kind written here gives the NIC values not written beside it (in a derived scenario it
@@ -284,11 +280,7 @@ void Loader::pcie_section(const Located& at, core::TopologySpec& spec) const {
     } else if (k == "switch_latency") {
       pcie.switch_latency = seconds(v);
     } else if (k == "staged_duplex_efficiency") {
-      pcie.staged_duplex_efficiency = real(v, "a number greater than 0 and at most 1", 0.0, true);
-      if (pcie.staged_duplex_efficiency > 1.0) {
-        fail(v, fmt::format("expected a number greater than 0 and at most 1, got {}",
-                            scalar(v, "a number")));
-      }
+      pcie.staged_duplex_efficiency = share(v);
     }
   }
 }
