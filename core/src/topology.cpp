@@ -230,10 +230,7 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
   const Device& src = devices_[da];
   const Device& dst = devices_[db];
   if (src.node == dst.node && src.node != kNetworkNode) {
-    // Without PCIe peer-to-peer, a GPU's data for a peer GPU is staged in host memory.
-    const bool staged = (!src.p2p || !dst.p2p) && src.kind == DeviceKind::gpu &&
-                        dst.kind == DeviceKind::gpu && src.host != kNoDevice;
-    if (!staged) {
+    if (!staged_between(da, db)) {
       return shortest_path(da, db, src.node);
     }
     auto path = shortest_path(da, src.host, src.node);
@@ -255,6 +252,16 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
     path.insert(path.end(), tail.begin(), tail.end());
   }
   return path;
+}
+
+bool Topology::staged_between(DeviceId a, DeviceId b) const {
+  if (full_mesh_ || a == b) {
+    return false;
+  }
+  const Device& src = devices_[a];
+  const Device& dst = devices_[b];
+  return src.node == dst.node && src.node != kNetworkNode && (!src.p2p || !dst.p2p) &&
+         src.kind == DeviceKind::gpu && dst.kind == DeviceKind::gpu && src.host != kNoDevice;
 }
 
 RouteCost Topology::route_cost_between(DeviceId a, DeviceId b) const {

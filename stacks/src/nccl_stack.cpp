@@ -106,13 +106,9 @@ double intra_efficiency(Algo a, const NcclModelInputs& in, const core::Topology&
 /// broadcast or reduce does not: one GPU only writes, the other only reads.
 bool staged_both_ways(const core::Schedule& s, const core::Topology& t) {
   const auto staged = [&t](core::Rank a, core::Rank b) {
-    if (a >= t.rank_count() || b >= t.rank_count()) {
-      return false; // an in-network agent's messages
-    }
-    const core::Device& x = t.devices()[t.device_of(a)];
-    const core::Device& y = t.devices()[t.device_of(b)];
-    return x.node == y.node && (!x.p2p || !y.p2p) && x.kind == core::DeviceKind::gpu &&
-           y.kind == core::DeviceKind::gpu;
+    // An in-network agent's messages are not a GPU's.
+    return a < t.rank_count() && b < t.rank_count() &&
+           t.staged_between(t.device_of(a), t.device_of(b));
   };
   for (core::Rank r = 0; r < s.ranks(); ++r) {
     bool sends = false;

@@ -176,6 +176,9 @@ public:
   /// outside its node (another node's device, a network switch) through that NIC.
   [[nodiscard]] std::vector<LinkId> route_between(DeviceId a, DeviceId b) const;
   [[nodiscard]] RouteCost route_cost_between(DeviceId a, DeviceId b) const;
+  /// Whether data from device a to device b is staged through host memory: two GPUs of one node
+  /// without PCIe peer-to-peer between them (device -> host -> peer, as CUDA does without P2P).
+  [[nodiscard]] bool staged_between(DeviceId a, DeviceId b) const;
   /// What a route costs: the sum of its links' latencies plus the forwarding latency of every
   /// device it passes through, its narrowest link and its length in links.
   [[nodiscard]] RouteCost cost_of(const std::vector<LinkId>& path) const;
