@@ -196,6 +196,19 @@ std::uint32_t fifo_slots(core::CollectiveKind c, Algo a, Proto p) {
   return static_cast<std::uint32_t>(kSteps / steps_per_slice(c, a));
 }
 
+/// The connections a rank's messages to NVLS's switch stand for. NCCL gives each rank one NVLS
+/// connection per head (src/graph/connect.cc connectNvls: nvls.up[h] for h < nHeads, the NVLS
+/// graph's channels, at most NCCL_MAX_NVLS_ARITY), and the NVLS kernel scatters one chunk to every
+/// head per loop, each over its own connection and FIFO (src/device/all_reduce.h,
+/// prims.scatter over nvls->up). collsim's NVLS schedule sends a rank's shards to one switch
+/// agent, so that one connection holds the heads' FIFOs together: with one connection's slots, 72
+/// shards on a 72-GPU NVLink domain went through 8 at a time and an 8-byte allreduce took five
+/// round trips (125 us) where NCCL's own model says one (25 us). NVLS-tree keeps a connection's
+/// slots: its connections between nodes are the tree's own.
+std::uint32_t connections_per_peer(Algo a, const NcclModelInputs& in) {
+  return a == Algo::nvls ? std::max<std::uint32_t>(in.nvls.channels, 1) : 1;
+}
+
 /// The network proxy's time per message between nodes (core::Protocol::proxy_overhead). NCCL
 /// runs one proxy thread per GPU that posts the network operations of all its channels, one per
 /// slice of sliceSteps steps (src/transport/net.cc sendProxyProgress and recvProxyProgress advance
@@ -266,7 +279,8 @@ public:
         if (cap > 0.0) {
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
-        p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto);
+        p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto) *
+                       connections_per_peer(*algo, in);
         if (in.nodes > 1 && !ctx.topology.is_full_mesh()) { // a textbook platform has none
           p.proxy_overhead = proxy_overhead(*proto, in);
         }

@@ -352,3 +352,39 @@ TEST_CASE("NCCL on one rank copies with one cudaMemcpyAsync and launches no kern
   CHECK(time(8) == Approx(5e-6 + 8 / 100e9));
   CHECK(time(1 << 30) == Approx(5e-6 + (1 << 30) / 100e9));
 }
+
+TEST_CASE("NVLS gives each rank one connection per head, so its latency does not grow with ranks",
+          "[stacks][nccl]") {
+  // connect.cc connectNvls: nvls.up[h] for every head h (the NVLS graph's channels, at most
+  // NCCL_MAX_NVLS_ARITY = 32), each with NCCL_STEPS slots; the kernel scatters one chunk per
+  // head per loop. An 8-byte NVLS allreduce is one round trip through the switch at any rank
+  // count: NCCL's model charges 25 us on one NVLink domain. With the slots of one connection, 72
+  // shards went through 8 at a time: 37.5 us on 16 GPUs, 125 us on 72.
+  const auto registry = algorithms::make_default_registry();
+  const auto stacks = stacks::default_stacks();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nvls");
+  const auto run = [&](std::uint32_t p) {
+    core::TopologySpec spec;
+    spec.kind = "system";
+    spec.system.node.gpus = 72;
+    spec.system.node.nvlink.kind = "switch";
+    spec.system.node.nvlink.link_bandwidth = core::Bandwidth{50e9};
+    spec.system.node.nvlink.links_per_gpu = 18;
+    spec.system.node.nvlink.sharp = true;
+    const auto topo = topologies::build(spec, p);
+    algorithms::Request req;
+    req.ranks = p;
+    req.bytes = core::Bytes{8};
+    req.topology = &topo;
+    const core::Schedule s =
+        stacks::lower(stacks, registry.generate(algo, req), {topo, {}, algo, &spec});
+    return std::pair{s.header().protocol.fifo_slots,
+                     engines::LogGPEngine().run(s, topo, {}).time.value};
+  };
+  const auto [slots8, time8] = run(8);
+  const auto [slots72, time72] = run(72);
+  CHECK(slots8 == 8 * 8);   // 8 heads x NCCL_STEPS
+  CHECK(slots72 == 32 * 8); // NCCL_MAX_NVLS_ARITY heads x NCCL_STEPS
+  CHECK(time8 == Approx(25e-6));
+  CHECK(time72 == Approx(time8));
+}
