@@ -316,6 +316,17 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = last_refusal.empty() ? "no algorithm can run this point" : last_refusal;
       return;
     }
+    // One thread driving N GPUs (nccl-tests -g N) launches each GPU's kernel in turn for every
+    // call, so back-to-back calls come no faster than N launches apart (NcclSpec::group_launch;
+    // NVIDIA/nccl-tests#333: "CUDA latency overheads of single process jobs").
+    if (p.library == Library::nccl && p.gpus_per_thread > 1) {
+      const double host = p.gpus_per_thread * u.scenario.nccl.group_launch.value;
+      if (host > best->predicted.value) {
+        best->predicted = core::Seconds{host};
+        best->chosen_by +=
+            fmt::format(", host-bound: one thread launches {} GPUs' kernels", p.gpus_per_thread);
+      }
+    }
     best->error_pct = 100.0 * (best->predicted.value - p.time.value) / p.time.value;
     if (nccl && nccl->modelled && nccl->time_us > 0.0) {
       best->library_estimate_us = nccl->time_us;

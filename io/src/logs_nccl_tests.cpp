@@ -352,6 +352,13 @@ private:
     info.rows = run.rows.size();
     info.tool_version = run.pre.tool_version;
     info.nccl_version = run.pre.nccl_version;
+    if (run.pre.gpus) {
+      info.gpus_per_thread = *run.pre.gpus;
+    } else if (run.pre.command) {
+      if (const auto g = run.pre.command->arg("-g")) {
+        info.gpus_per_thread = static_cast<std::uint32_t>(to_u64(*g).value_or(0));
+      }
+    }
     std::string program = run.pre.program;
     if (program.empty() && run.pre.command && ends_with(run.pre.command->program, "_perf")) {
       program = run.pre.command->program;

@@ -407,3 +407,35 @@ TEST_CASE("collsim validate follows the NCCL variables a log's run set, as a sce
   std::filesystem::remove(bad);
   std::filesystem::remove(scenario);
 }
+
+TEST_CASE("collsim validate prices the host of a single-thread multi-GPU run (nccl-tests -g N)",
+          "[cli][validate]") {
+  // The A100 log ran `nThread 1 nGpus 8`: one thread launches eight GPUs' kernels per call, so
+  // its calls come no faster than 8 x nccl.group_launch apart. At the default 4.2 us (33.6 us)
+  // the device's 8 B LL ring (34.6 us: 6.6 us base latency and 14 NVLink steps of 2 us) is
+  // slower and stands; with 6 us a launch the host's 48 us does.
+  const auto run = [](const std::string& scenario) {
+    const auto o = run_collsim("validate --scenario " + scenario + " --log " +
+                               std::string(kA100Log) + " --format json");
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    return nlohmann::json::parse(o.out).at("rows");
+  };
+  const auto device = run("dgx-a100");
+  REQUIRE(device.at(0).at("bytes") == 8);
+  const double small = device.at(0).at("predicted_us").get<double>();
+  CHECK(small > 8 * 4.2);
+  CHECK(device.at(0).at("chosen_by").get<std::string>().find("host-bound") == std::string::npos);
+  const collsim::testing::TempScenario slow_host("slow-host",
+                                                 "base: dgx-a100\nnccl:\n  group_launch: 6 us\n");
+  const auto host = run(slow_host.path);
+  CHECK(host.at(0).at("predicted_us").get<double>() == Approx(8 * 6.0));
+  CHECK(host.at(0)
+            .at("chosen_by")
+            .get<std::string>()
+            .find("host-bound: one thread launches 8 GPUs' kernels") != std::string::npos);
+  // Large calls are the device's either way.
+  CHECK(host.back().at("predicted_us").get<double>() ==
+        Approx(device.back().at("predicted_us").get<double>()));
+  CHECK(host.back().at("chosen_by").get<std::string>().find("host-bound") == std::string::npos);
+}

@@ -64,6 +64,7 @@ TEST_CASE("a100 nccl-tests 2.19.4 log: metadata from the banner and the device l
   CHECK(run.ranks_source == "device list");
   CHECK(run.nodes == 1); // every device line says "on dkh"
   CHECK(run.gpus == std::vector<std::string>{"NVIDIA A100-SXM4-80GB"});
+  CHECK(run.gpus_per_thread == 8); // "# nThread 1 nGpus 8 ..."
   CHECK(run.datatype == "float");
   CHECK(run.out_of_place);
   CHECK(run.in_place);
@@ -127,6 +128,7 @@ TEST_CASE("aws p4de log: srun prefixes stripped, allreduce and 16 ranks from the
   CHECK(run.benchmark.empty());
   CHECK(run.gpus.empty());
   CHECK(run.nodes == 0);
+  CHECK(run.gpus_per_thread == 0); // no banner, no command
   // Line 35: "0:   1073741824 268435456 float sum -1 26217 40.96 76.79 0 26194 40.99 76.86 0".
   CHECK(at(log, 35).bytes == 1073741824);
   CHECK(at(log, 35).time_us == 26217);
@@ -189,6 +191,7 @@ TEST_CASE("lambda log: '#' stripped by markdown, versions from the 2025 banner",
   CHECK(run.nccl_version == "2.26.2"); // nccl-library=22602
   CHECK(run.benchmark == "all_reduce_perf");
   CHECK(run.ranks_source == "busbw / algbw");
+  CHECK(run.gpus_per_thread == 1); // the command's -g 1
   // Line 86: 2 GiB, 5784.75 us, 371.23 / 696.06 GB/s; in-place 5728.40.
   CHECK(at(log, 86).time_us == 5784.75);
   CHECK(at(log, 86).busbw_GBps == 696.06);

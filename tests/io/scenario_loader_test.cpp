@@ -480,11 +480,12 @@ TEST_CASE("the nccl section sets the call overhead and per-protocol factors, a d
       "d.yaml");
   CHECK(defaults.nccl == collsim::core::NcclSpec{});
   CHECK(defaults.nccl.ll.latency_factor == 1.0);
-  CHECK(defaults.nccl.net_latency.value == 0.0); // NCCL's own IB transport reports none
+  CHECK(defaults.nccl.net_latency.value == 0.0);             // NCCL's own IB transport reports none
+  CHECK(defaults.nccl.group_launch.value == Approx(4.2e-6)); // NVIDIA/nccl-tests#123
   CHECK(defaults.nccl.simple.efficiency_factor == 1.0);
 
   const std::string base = "name: b\ntopology: {kind: uniform}\n"
-                           "nccl: {call_overhead: 20 us, net_latency: 75 us, "
+                           "nccl: {call_overhead: 20 us, net_latency: 75 us, group_launch: 3 us, "
                            "ll: {latency_factor: 2.5}, "
                            "simple: {efficiency_factor: 0.8}}\n"
                            "studies: [{collective: allreduce, algorithms: [ring], ranks: 2, "
@@ -492,6 +493,7 @@ TEST_CASE("the nccl section sets the call overhead and per-protocol factors, a d
   const auto b = parse_scenario(base, "b.yaml");
   CHECK(b.nccl.call_overhead.value == Approx(20e-6));
   CHECK(b.nccl.net_latency.value == Approx(75e-6));
+  CHECK(b.nccl.group_launch.value == Approx(3e-6));
   CHECK(b.nccl.ll.latency_factor == 2.5);
   CHECK(b.nccl.ll.efficiency_factor == 1.0);
   CHECK(b.nccl.ll128 == collsim::core::NcclProtocolSpec{});

@@ -96,6 +96,7 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   p.bytes = core::Bytes{bytes};
   p.time = core::Seconds{m.time_us * 1e-6};
   p.in_place = m.in_place;
+  p.gpus_per_thread = log.runs.at(m.run).gpus_per_thread;
   p.file = m.file;
   p.line = m.line;
   for (const io::EnvSetting& e : log.runs.at(m.run).env) {

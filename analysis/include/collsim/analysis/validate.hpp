@@ -50,6 +50,8 @@ struct MeasuredPoint {
   /// where its buffers lived ("device" for OSU's -d cuda, else "").
   std::string stack;
   std::string buffers;
+  /// GPUs one thread of the benchmark drove (io::LogInfo::gpus_per_thread; 0: not said).
+  std::uint32_t gpus_per_thread = 0;
 };
 
 struct ValidationRow {

@@ -279,6 +279,12 @@ struct NcclSpec {
   /// transports report 0; aws-ofi-nccl reports 75 us on p4d, p4de, p5 and p5e, 35 us on p5en and
   /// later (src/platform-aws.cpp). Counts only between nodes.
   Seconds net_latency{0.0};
+  /// Host time per GPU of one collective call where one thread drives several GPUs (nccl-tests
+  /// -g N: a group call enqueues and launches each GPU's kernel in turn, src/group.cc; the
+  /// benchmark's back-to-back calls then come no faster than N of these apart). 4.2 us: the
+  /// slope of nccl-tests' 8 - 128 B allreduce time over -g 4 to 8 on a DGX A100 (16.88, 20.8,
+  /// 25.2, 29.5, 33.7 us; NVIDIA/nccl-tests#123), where NCCL's device time grows 1.2 us a GPU.
+  Seconds group_launch{4.2e-6};
   NcclProtocolSpec ll;
   NcclProtocolSpec ll128;
   NcclProtocolSpec simple;

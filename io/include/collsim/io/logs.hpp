@@ -82,7 +82,10 @@ struct LogInfo {
   std::string accelerator;       ///< "cuda", "rocm", ... for OSU -d; empty for host buffers
   std::string buffers;           ///< OSU point-to-point buffer placement, e.g. "D D"
   std::vector<std::string> gpus; ///< distinct GPU models of the nccl-tests device list
-  std::uint32_t nodes = 0;       ///< distinct hosts; 0 when unknown
+  /// GPUs one thread drives (nccl-tests' nGpus, `-g`): above 1, the thread launches each GPU's
+  /// kernel in turn for every call; 0 when the log does not say.
+  std::uint32_t gpus_per_thread = 0;
+  std::uint32_t nodes = 0; ///< distinct hosts; 0 when unknown
   /// Where `nodes` comes from: "device list", "launch command", "collsim-probe header", "--nodes"
   /// (LogShape), or "" (unknown).
   std::string nodes_source;
