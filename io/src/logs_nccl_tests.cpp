@@ -17,6 +17,21 @@ namespace {
 
 using namespace nccl_tests_detail;
 
+/// A count the run's banner says (`nThread N nGpus M`: `banner`) or, without a banner, its
+/// command's `flag` (`-t`, `-g`); nullopt where neither says.
+std::optional<std::uint64_t> launch_count(const Run& run, std::optional<std::uint32_t> banner,
+                                          std::string_view flag) {
+  if (banner) {
+    return *banner;
+  }
+  if (run.pre.command) {
+    if (const auto v = run.pre.command->arg(flag)) {
+      return to_u64(*v);
+    }
+  }
+  return std::nullopt;
+}
+
 class Parser {
 public:
   Parser(const std::vector<Line>& lines, const std::string& file)
@@ -352,13 +367,8 @@ private:
     info.rows = run.rows.size();
     info.tool_version = run.pre.tool_version;
     info.nccl_version = run.pre.nccl_version;
-    if (run.pre.gpus) {
-      info.gpus_per_thread = *run.pre.gpus;
-    } else if (run.pre.command) {
-      if (const auto g = run.pre.command->arg("-g")) {
-        info.gpus_per_thread = static_cast<std::uint32_t>(to_u64(*g).value_or(0));
-      }
-    }
+    info.gpus_per_thread =
+        static_cast<std::uint32_t>(launch_count(run, run.pre.gpus, "-g").value_or(0));
     std::string program = run.pre.program;
     if (program.empty() && run.pre.command && ends_with(run.pre.command->program, "_perf")) {
       program = run.pre.command->program;
@@ -459,14 +469,9 @@ private:
       return;
     }
     if (run.pre.command && run.pre.command->processes) {
-      const Command& cmd = *run.pre.command;
-      const auto arg = [&](std::string_view name) {
-        const auto v = cmd.arg(name);
-        return v ? to_u64(*v) : std::nullopt;
-      };
-      const std::uint64_t threads = run.pre.threads ? *run.pre.threads : arg("-t").value_or(1);
-      const std::uint64_t gpus = run.pre.gpus ? *run.pre.gpus : arg("-g").value_or(1);
-      info.ranks = static_cast<std::uint32_t>(*cmd.processes * threads * gpus);
+      const std::uint64_t threads = launch_count(run, run.pre.threads, "-t").value_or(1);
+      const std::uint64_t gpus = launch_count(run, run.pre.gpus, "-g").value_or(1);
+      info.ranks = static_cast<std::uint32_t>(*run.pre.command->processes * threads * gpus);
       info.ranks_source = "launch command";
       return;
     }
