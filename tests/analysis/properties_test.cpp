@@ -166,8 +166,24 @@ void check_properties(const std::vector<std::vector<core::ResultRow>>& runs,
   }
 }
 
+/// How much faster than loggp simgrid may be on a point: 2 % (rounding and SimGrid's TCP-free
+/// latency model), but for pipelines that keep several segments of one rank in flight towards
+/// one receive port. There a message held for the receiver's port holds its flow on the
+/// sender's link (loggp frees the sender at injection: infinite buffering), shares that link with
+/// the sender's next message, and from then on the two engines serve the ports in different
+/// orders; neither order is a bound on the other (docs/engines.md, "Agreement and contention").
+/// Measured on the heavy sweep's points and beyond (2026-12-05): HAN on `textbook` at 8 ranks
+/// 2.9 % (2 MiB) to 6.1 % (64 MiB) faster, NCCL's tree on one DGX A100 2.1 % at 16 MiB.
+double simgrid_floor(const std::string& algorithm) {
+  if (algorithm == "han")
+    return 0.92;
+  if (algorithm == "nccl_tree")
+    return 0.97;
+  return 0.98;
+}
+
 /// simgrid shares links that loggp does not: never more than 2 % faster than loggp on the same
-/// point (a little is rounding and SimGrid's TCP-free latency model).
+/// point, but for the pipelines of simgrid_floor.
 void check_simgrid_against_loggp(const std::vector<std::vector<core::ResultRow>>& loggp,
                                  const std::vector<std::vector<core::ResultRow>>& simgrid) {
   std::map<std::tuple<core::CollectiveKind, std::string, std::uint64_t>, double> by_point;
@@ -186,7 +202,7 @@ void check_simgrid_against_loggp(const std::vector<std::vector<core::ResultRow>>
       INFO(core::to_string(row.collective)
            << " " << row.algorithm << " at " << row.ranks << " ranks, " << row.bytes.value
            << " B: simgrid " << row.time.value * 1e6 << " us, loggp " << it->second * 1e6 << " us");
-      CHECK(row.time.value >= 0.98 * it->second);
+      CHECK(row.time.value >= simgrid_floor(row.algorithm) * it->second);
       ++compared;
     }
   }
