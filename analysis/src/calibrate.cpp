@@ -19,6 +19,7 @@
 
 #include "collsim/analysis/calibrate.hpp"
 
+#include "calibrate_determined.hpp"
 #include "collsim/core/errors.hpp"
 
 #include <Eigen/SVD>
@@ -230,80 +231,6 @@ private:
   std::size_t row_;
 };
 
-/// Which parameters the measured rows determine, judged from the Jacobian at the start (jac[j][i]
-/// = d r_i / d log x_j): a parameter stays free only if the rows fix it to within a factor of e
-/// (a relative standard deviation of its logarithm at most 1) when each row is known to
-/// `residual` (log units). The others keep the scenario's values. Why: least squares moves every
-/// free parameter, and one the rows barely see moves far to absorb whatever the model gets wrong
-/// there. Fitted on the 4 x 8 DGX A100 log, which has no row below 1 MiB, NCCL's call overhead
-/// went from 0 to 123 us and the Simple latency factor to 10.5 to take up the mid-size rows'
-/// error, and the 8 B rows of a 1 x 8 A100 log were then predicted 280 % too slow
-/// (docs/validation.md, leave-one-out). Greedy subset selection (Golub, Klema & Stewart 1976 use
-/// pivoted QR for the same question): while the kept columns are rank-deficient, drop the
-/// parameter with the largest share of the direction the rows cannot see (the last right
-/// singular vector); then, while one's standard deviation (residual x sqrt((J^T J)^-1)_jj) is
-/// above 1, drop the worst.
-std::vector<bool> determined_parameters(const std::vector<std::vector<double>>& jac,
-                                        double residual) {
-  constexpr double kMaxRelSigma = 1.0;
-  constexpr double kRankTolerance = 1e-6; // as the covariance's rank test below
-  std::vector<bool> keep(jac.size(), false);
-  for (std::size_t j = 0; j < jac.size(); ++j) {
-    double norm2 = 0.0;
-    for (double d : jac[j]) {
-      norm2 += d * d;
-    }
-    keep[j] = norm2 > 1e-12;
-  }
-  while (true) {
-    std::vector<std::size_t> cols;
-    for (std::size_t j = 0; j < keep.size(); ++j) {
-      if (keep[j]) {
-        cols.push_back(j);
-      }
-    }
-    if (cols.empty()) {
-      return keep;
-    }
-    const auto rows = static_cast<Eigen::Index>(jac[cols.front()].size());
-    Eigen::MatrixXd m(rows, static_cast<Eigen::Index>(cols.size()));
-    for (std::size_t c = 0; c < cols.size(); ++c) {
-      for (Eigen::Index r = 0; r < rows; ++r) {
-        m(r, static_cast<Eigen::Index>(c)) = jac[cols[c]][static_cast<std::size_t>(r)];
-      }
-    }
-    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(m, Eigen::ComputeThinV);
-    const Eigen::VectorXd& sv = svd.singularValues();
-    const Eigen::MatrixXd& v = svd.matrixV();
-    const Eigen::Index last = sv.size() - 1;
-    std::size_t drop = cols.size();
-    if (static_cast<std::size_t>(sv.size()) < cols.size() || !(sv(0) > 0.0) ||
-        sv(last) / sv(0) <= kRankTolerance) {
-      Eigen::Index worst = 0;
-      v.col(static_cast<Eigen::Index>(v.cols() - 1)).cwiseAbs().maxCoeff(&worst);
-      drop = static_cast<std::size_t>(worst);
-    } else {
-      double worst_sigma = kMaxRelSigma;
-      for (std::size_t c = 0; c < cols.size(); ++c) {
-        double var = 0.0;
-        for (Eigen::Index s = 0; s <= last; ++s) {
-          const double t = v(static_cast<Eigen::Index>(c), s) / sv(s);
-          var += t * t;
-        }
-        const double sigma = residual * std::sqrt(var);
-        if (sigma > worst_sigma) {
-          worst_sigma = sigma;
-          drop = c;
-        }
-      }
-    }
-    if (drop == cols.size()) {
-      return keep;
-    }
-    keep[cols[drop]] = false;
-  }
-}
-
 std::unique_ptr<ceres::LossFunction> make_loss(FitLoss loss, double scale) {
   switch (loss) {
   case FitLoss::squared: return nullptr;
@@ -384,17 +311,34 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   // test runs at the start and again at each optimum, on the parameters still free: a fit can
   // land where some of them trade off against each other (a link rate against a protocol's
   // efficiency), and those are dropped and the rest fitted again from the start.
+  //
+  // Hardware first: where the fit has both the machine's parameters (links, NICs, reductions) and
+  // a library's corrections (nccl.*, mpi.*), a first stage fits the machine's alone, the library's
+  // held as given, and a second stage fits all of them from there. The library's code is the same
+  // on every machine of a class and its constants come from its source, while the machine is
+  // what differs from the datasheet (clocks, cabling, firmware); a slowdown both could explain
+  // (a slower NVLink or a less efficient Simple protocol: the same for every Simple row) is the
+  // machine's. Fitted jointly from the start, the 1 x 8 A100 log's slowness went to NCCL's Simple
+  // and LL128 efficiencies (0.64, 0.46) and carried to a 4 x 8 DGX A100 log, 41.3 % off; as the
+  // machine's NVLink (14.6 instead of 25 GB/s per link) it does not (17.9 %; docs/validation.md).
   const double residual = options.loss == FitLoss::squared ? kNominalResidual : options.loss_scale;
-  const std::vector<double> x0 = x;
-  const auto* jac0 = model.jacobian(x);
-  if (jac0 == nullptr) {
-    std::rethrow_exception(model.error());
-  }
-  std::vector<bool> determined = determined_parameters(*jac0, residual);
   std::vector<double> initial(k);
+  std::vector<bool> library(k);
   for (std::size_t j = 0; j < k; ++j) {
     initial[j] = out.parameters[j].initial;
+    library[j] = paths[j].starts_with("nccl.") || paths[j].starts_with("mpi.");
   }
+  std::vector<std::vector<bool>> stages;
+  if (std::find(library.begin(), library.end(), true) != library.end() &&
+      std::find(library.begin(), library.end(), false) != library.end()) {
+    std::vector<bool> machine(k);
+    for (std::size_t j = 0; j < k; ++j) {
+      machine[j] = !library[j];
+    }
+    stages.push_back(std::move(machine));
+  }
+  stages.emplace_back(k, true);
+
   // "Before" is the scenario as given (a zero call overhead is 0, not its 5 us start).
   model.hold(std::vector<bool>(k, true), initial);
   const SimulatorModel::Point* given = model.at(x);
@@ -422,53 +366,163 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   sopt.num_threads = 1; // the simulator runs use options.threads
   ceres::Solver::Summary summary;
   std::unique_ptr<ceres::Problem> problem;
-  while (true) {
-    x = x0;
-    std::vector<bool> held(k);
-    for (std::size_t j = 0; j < k; ++j) {
-      held[j] = !determined[j];
+  std::vector<bool> determined(k, false);
+  // Uncertainties of one stage's parameters at its optimum (an earlier stage's parameters are held
+  // there, so each parameter's uncertainty is its own stage's, given what that stage held).
+  const auto uncertainties = [&] {
+    const auto* jac = model.jacobian(x);
+    if (jac == nullptr) {
+      std::rethrow_exception(model.error());
     }
-    model.hold(std::move(held), initial);
-    ceres::Problem::Options popt;
-    popt.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
-    problem = std::make_unique<ceres::Problem>(popt);
-    std::vector<double*> blocks;
+    // Ceres' covariance (J^T J)^-1 of the (robustly weighted) log-parameters, scaled
+    // by the residual variance s^2 = 2 cost / (n - k), so its square roots are relative standard
+    // deviations. A parameter no fitted row depends on (a zero Jacobian column, e.g. a NIC fitted
+    // to one node's logs) is undetermined and held constant; if the rest is still rank-deficient,
+    // Ceres refuses and every parameter is reported undetermined rather than given a number that
+    // means nothing.
+    std::vector<const double*> free;
     for (std::size_t j = 0; j < k; ++j) {
-      blocks.push_back(&x[j]);
-    }
-    for (std::size_t i = 0; i < out.points; ++i) {
-      problem->AddResidualBlock(new RowCost(model, i, k), loss.get(), blocks);
-    }
-    for (std::size_t j = 0; j < k; ++j) {
-      problem->SetParameterLowerBound(&x[j], 0, lo[j]);
-      problem->SetParameterUpperBound(&x[j], 0, hi[j]);
-      if (!determined[j]) {
+      double norm2 = 0.0;
+      for (double d : (*jac)[j]) {
+        norm2 += d * d;
+      }
+      if (determined[j]) {
+        out.parameters[j].rel_sigma = std::numeric_limits<double>::infinity();
+      }
+      if (determined[j] && norm2 > 1e-12) {
+        free.push_back(&x[j]);
+      } else if (determined[j]) {
         problem->SetParameterBlockConstant(&x[j]);
       }
     }
-    if (std::find(determined.begin(), determined.end(), true) == determined.end()) {
-      summary = ceres::Solver::Summary{}; // nothing to fit: the scenario as given
-      summary.final_cost = 0.0;
-      break;
+    // Ceres' own refusal of a rank-deficient problem logs an error line to stderr; test the rank
+    // first with the same criterion (smallest over largest singular value of J below
+    // sqrt(min_reciprocal_condition_number), 1e-7), with some margin, and skip Ceres then.
+    bool full_rank = false;
+    if (!free.empty()) {
+      const std::size_t rows = (*jac)[0].size();
+      Eigen::MatrixXd j(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(free.size()));
+      Eigen::Index col = 0;
+      for (std::size_t c = 0; c < k; ++c) {
+        if (std::find(free.begin(), free.end(), &x[c]) == free.end()) {
+          continue;
+        }
+        for (std::size_t r = 0; r < rows; ++r) {
+          j(static_cast<Eigen::Index>(r), col) = (*jac)[c][r];
+        }
+        ++col;
+      }
+      const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(j).singularValues();
+      full_rank = sv.size() > 0 && sv(0) > 0.0 && sv(sv.size() - 1) / sv(0) > 1e-6;
     }
-    ceres::Solve(sopt, problem.get(), &summary);
+    if (full_rank && out.points > k) {
+      ceres::Covariance::Options copt;
+      copt.algorithm_type = ceres::DENSE_SVD; // k is small; SVD detects rank deficiency
+      ceres::Covariance covariance(copt);
+      std::vector<std::pair<const double*, const double*>> pairs;
+      for (const double* b : free) {
+        pairs.emplace_back(b, b);
+      }
+      if (covariance.Compute(pairs, problem.get())) {
+        // n - (parameters fitted): the held ones took no degree of freedom.
+        const double s2 = 2.0 * summary.final_cost / static_cast<double>(out.points - free.size());
+        for (std::size_t j = 0; j < k; ++j) {
+          if (std::find(free.begin(), free.end(), &x[j]) == free.end()) {
+            continue;
+          }
+          double c = 0.0;
+          covariance.GetCovarianceBlock(&x[j], &x[j], &c);
+          out.parameters[j].rel_sigma = std::sqrt(std::max(s2 * c, 0.0));
+        }
+      }
+    }
     if (model.error()) {
       std::rethrow_exception(model.error());
     }
-    if (!summary.IsSolutionUsable()) {
-      throw core::InternalError(fmt::format("calibration: Ceres failed: {}", summary.message));
+  };
+  std::vector<bool> fitted(k, false);    // determined in some stage
+  std::vector<double> held_at = initial; // where a parameter not fitted in a stage stays
+  for (FitParameter& f : out.parameters) {
+    f.rel_sigma = std::numeric_limits<double>::infinity();
+  }
+  for (const std::vector<bool>& candidates : stages) {
+    std::vector<bool> held(k);
+    for (std::size_t j = 0; j < k; ++j) {
+      held[j] = !candidates[j];
     }
-    out.iterations += summary.num_successful_steps + summary.num_unsuccessful_steps;
-    const auto* at_optimum = model.jacobian(x);
-    if (at_optimum == nullptr) {
+    model.hold(std::move(held), held_at);
+    const std::vector<double> x0 = x; // the stage's start: the last stage's optimum
+    const auto* jac0 = model.jacobian(x0);
+    if (jac0 == nullptr) {
       std::rethrow_exception(model.error());
     }
-    // A held parameter's column is 0 (jacobian() skips it), so only free ones can stay.
-    const std::vector<bool> again = determined_parameters(*at_optimum, residual);
-    if (again == determined) {
-      break;
+    determined =
+        detail::determined_parameters(*jac0, residual); // a held column is 0: never determined
+    while (true) {
+      x = x0;
+      std::vector<bool> hold_now(k);
+      for (std::size_t j = 0; j < k; ++j) {
+        hold_now[j] = !determined[j];
+      }
+      model.hold(std::move(hold_now), held_at);
+      ceres::Problem::Options popt;
+      popt.loss_function_ownership = ceres::DO_NOT_TAKE_OWNERSHIP;
+      problem = std::make_unique<ceres::Problem>(popt);
+      std::vector<double*> blocks;
+      for (std::size_t j = 0; j < k; ++j) {
+        blocks.push_back(&x[j]);
+      }
+      for (std::size_t i = 0; i < out.points; ++i) {
+        problem->AddResidualBlock(new RowCost(model, i, k), loss.get(), blocks);
+      }
+      for (std::size_t j = 0; j < k; ++j) {
+        problem->SetParameterLowerBound(&x[j], 0, lo[j]);
+        problem->SetParameterUpperBound(&x[j], 0, hi[j]);
+        if (!determined[j]) {
+          problem->SetParameterBlockConstant(&x[j]);
+        }
+      }
+      if (std::find(determined.begin(), determined.end(), true) == determined.end()) {
+        summary = ceres::Solver::Summary{}; // nothing to fit: the scenario as given
+        summary.final_cost = 0.0;
+        break;
+      }
+      ceres::Solve(sopt, problem.get(), &summary);
+      if (model.error()) {
+        std::rethrow_exception(model.error());
+      }
+      if (!summary.IsSolutionUsable()) {
+        throw core::InternalError(fmt::format("calibration: Ceres failed: {}", summary.message));
+      }
+      out.iterations += summary.num_successful_steps + summary.num_unsuccessful_steps;
+      const auto* at_optimum = model.jacobian(x);
+      if (at_optimum == nullptr) {
+        std::rethrow_exception(model.error());
+      }
+      // A held parameter's column is 0 (jacobian() skips it), so only free ones can stay.
+      const std::vector<bool> again = detail::determined_parameters(*at_optimum, residual);
+      if (again == determined) {
+        break;
+      }
+      determined = again; // a strict subset: the loop ends within k rounds
     }
-    determined = again; // a strict subset: the loop ends within k rounds
+    for (std::size_t j = 0; j < k; ++j) {
+      if (determined[j]) {
+        fitted[j] = true;
+        held_at[j] = std::clamp(std::exp(x[j]), out.parameters[j].lower, out.parameters[j].upper);
+      }
+    }
+    // The last stage's held parameters must apply what the earlier stages fitted.
+    model.hold(
+        [&] {
+          std::vector<bool> h(k);
+          for (std::size_t j = 0; j < k; ++j) {
+            h[j] = !determined[j];
+          }
+          return h;
+        }(),
+        held_at);
+    uncertainties();
   }
 
   const SimulatorModel::Point* best = model.at(x);
@@ -477,81 +531,12 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   }
   out.after = best->result.summary; // copied now: the Jacobian's runs may evict `best`
   std::vector<ValidationRow> measured_rows = best->result.rows;
-  const auto* jac = model.jacobian(x);
-  if (jac == nullptr) {
-    std::rethrow_exception(model.error());
-  }
-
-  // Uncertainties: Ceres' covariance (J^T J)^-1 of the (robustly weighted) log-parameters, scaled
-  // by the residual variance s^2 = 2 cost / (n - k), so its square roots are relative standard
-  // deviations. A parameter no fitted row depends on (a zero Jacobian column, e.g. a NIC fitted to
-  // one node's logs) is undetermined and held constant; if the rest is still rank-deficient,
-  // Ceres refuses and every parameter is reported undetermined rather than given a number that
-  // means nothing.
-  std::vector<const double*> free;
-  for (std::size_t j = 0; j < k; ++j) {
-    double norm2 = 0.0;
-    for (double d : (*jac)[j]) {
-      norm2 += d * d;
-    }
-    out.parameters[j].rel_sigma = std::numeric_limits<double>::infinity();
-    if (determined[j] && norm2 > 1e-12) {
-      free.push_back(&x[j]);
-    } else if (determined[j]) {
-      problem->SetParameterBlockConstant(&x[j]);
-    }
-  }
-  // Ceres' own refusal of a rank-deficient problem logs an error line to stderr; test the rank
-  // first with the same criterion (smallest over largest singular value of J below
-  // sqrt(min_reciprocal_condition_number), 1e-7), with some margin, and skip Ceres then.
-  bool full_rank = false;
-  if (!free.empty()) {
-    const std::size_t rows = (*jac)[0].size();
-    Eigen::MatrixXd j(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(free.size()));
-    Eigen::Index col = 0;
-    for (std::size_t c = 0; c < k; ++c) {
-      if (std::find(free.begin(), free.end(), &x[c]) == free.end()) {
-        continue;
-      }
-      for (std::size_t r = 0; r < rows; ++r) {
-        j(static_cast<Eigen::Index>(r), col) = (*jac)[c][r];
-      }
-      ++col;
-    }
-    const Eigen::VectorXd sv = Eigen::JacobiSVD<Eigen::MatrixXd>(j).singularValues();
-    full_rank = sv.size() > 0 && sv(0) > 0.0 && sv(sv.size() - 1) / sv(0) > 1e-6;
-  }
-  if (full_rank && out.points > k) {
-    ceres::Covariance::Options copt;
-    copt.algorithm_type = ceres::DENSE_SVD; // k is small; SVD detects rank deficiency
-    ceres::Covariance covariance(copt);
-    std::vector<std::pair<const double*, const double*>> pairs;
-    for (const double* b : free) {
-      pairs.emplace_back(b, b);
-    }
-    if (covariance.Compute(pairs, problem.get())) {
-      // n - (parameters fitted): the held ones took no degree of freedom.
-      const double s2 = 2.0 * summary.final_cost / static_cast<double>(out.points - free.size());
-      for (std::size_t j = 0; j < k; ++j) {
-        if (std::find(free.begin(), free.end(), &x[j]) == free.end()) {
-          continue;
-        }
-        double c = 0.0;
-        covariance.GetCovarianceBlock(&x[j], &x[j], &c);
-        out.parameters[j].rel_sigma = std::sqrt(std::max(s2 * c, 0.0));
-      }
-    }
-  }
-  if (model.error()) {
-    std::rethrow_exception(model.error());
-  }
-
   out.fitted = scenario;
   for (std::size_t j = 0; j < k; ++j) {
     // exp(log(v)) can miss v by an ulp: clamp, so a bandwidth is never a hair above nominal.
     FitParameter& f = out.parameters[j];
     // A parameter the rows do not determine keeps the scenario's value (0 stays 0).
-    f.value = determined[j] ? std::clamp(std::exp(x[j]), f.lower, f.upper) : f.initial;
+    f.value = fitted[j] ? std::clamp(std::exp(x[j]), f.lower, f.upper) : f.initial;
     set_parameter(out.fitted, paths[j], f.value);
   }
   if (!holdout.empty()) {

@@ -175,6 +175,47 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
   CHECK(reloaded.nccl.ll128.efficiency_factor == Approx(0.8).epsilon(0.01));
 }
 
+TEST_CASE("calibration puts a slowdown that a link and a protocol explain alike on the link",
+          "[analysis][calibrate][nccl]") {
+  // A DGX A100 whose NVLink moves 15 GB/s per link instead of 25, timed where NCCL runs Simple
+  // rings only (64 MiB to 1 GiB): every row's wire time is bytes / (link rate x Simple's
+  // efficiency), so the rows cannot tell a slower link from a less efficient Simple protocol.
+  // The machine is fitted first (calibrate.cpp, "Hardware first"): the link takes the slowdown
+  // and NCCL's Simple efficiency stays 1. Fitted jointly, the rank test dropped the link (the
+  // first of two equal shares of the direction the rows cannot see) and put all of it on NCCL.
+  const auto nominal = io::load_scenario("dgx-a100");
+  core::Scenario truth = nominal;
+  truth.topology.system.node.nvlink.link_bandwidth = core::Bandwidth{15e9};
+  const auto registry = algorithms::make_default_registry();
+  std::vector<analysis::MeasuredPoint> measured;
+  for (std::uint64_t bytes = std::uint64_t{64} << 20; bytes <= (std::uint64_t{1} << 30);
+       bytes *= 2) {
+    analysis::MeasuredPoint p;
+    p.library = analysis::Library::nccl;
+    p.ranks = 8;
+    p.bytes = core::Bytes{bytes};
+    p.time = core::Seconds{1.0};
+    p.file = "synthetic";
+    p.line = measured.size() + 1;
+    measured.push_back(p);
+  }
+  const auto truth_rows = analysis::validate(truth, measured, registry, {});
+  REQUIRE(truth_rows.rows.size() == measured.size());
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const auto& params = truth_rows.rows[i].params;
+    CHECK((params.count("protocol") == 1 && params.at("protocol") == "simple"));
+    measured[i].time = truth_rows.rows[i].predicted;
+  }
+  analysis::CalibrateOptions opt;
+  opt.parameters = {"topology.node.nvlink.link_bandwidth", "nccl.simple.efficiency_factor"};
+  const auto r = analysis::calibrate(nominal, measured, {}, registry, opt);
+  REQUIRE(r.parameters.size() == 2);
+  CHECK(r.parameters[0].value == Approx(15e9).epsilon(0.01));
+  CHECK(std::isfinite(r.parameters[0].rel_sigma)); // its own stage's uncertainty
+  CHECK(r.parameters[1].value == Approx(1.0).epsilon(0.01));
+  CHECK(r.after.all.p90_abs_err_pct < 1.0);
+}
+
 TEST_CASE("calibration with a robust loss stays near the truth when one measured row is 3 times "
           "too slow, where least squares is pulled away",
           "[analysis][calibrate][loss]") {
