@@ -55,6 +55,31 @@ std::vector<analysis::MeasuredPoint> synthetic(const core::Scenario& truth,
   return guess;
 }
 
+/// Measured points of NCCL's allreduce on one 8-GPU node, `first` to `last` bytes x `factor`:
+/// collsim's own predictions on `truth`, NCCL's choice per size (validate's `auto`).
+std::vector<analysis::MeasuredPoint> nccl_points(const core::Scenario& truth,
+                                                 const algorithms::Registry& registry,
+                                                 std::uint64_t first, std::uint64_t last,
+                                                 std::uint64_t factor) {
+  std::vector<analysis::MeasuredPoint> measured;
+  for (std::uint64_t bytes = first; bytes <= last; bytes *= factor) {
+    analysis::MeasuredPoint p;
+    p.library = analysis::Library::nccl;
+    p.ranks = 8;
+    p.bytes = core::Bytes{bytes};
+    p.time = core::Seconds{1.0}; // replaced by the prediction below
+    p.file = "synthetic";
+    p.line = measured.size() + 1;
+    measured.push_back(p);
+  }
+  const auto rows = analysis::validate(truth, measured, registry, {});
+  REQUIRE(rows.rows.size() == measured.size());
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    measured[i].time = rows.rows[i].predicted;
+  }
+  return measured;
+}
+
 } // namespace
 
 TEST_CASE("calibration recovers known link parameters from collsim's own predictions",
@@ -140,22 +165,7 @@ TEST_CASE("calibration recovers NCCL's call overhead and protocol corrections fr
   truth.nccl.simple.efficiency_factor = 0.7;
   const auto registry = algorithms::make_default_registry();
   // One node, 8 B to 1 GiB: NCCL picks ring LL, LL128 and Simple along the way.
-  std::vector<analysis::MeasuredPoint> measured;
-  for (std::uint64_t bytes = 8; bytes <= (std::uint64_t{1} << 30); bytes *= 4) {
-    analysis::MeasuredPoint p;
-    p.library = analysis::Library::nccl;
-    p.ranks = 8;
-    p.bytes = core::Bytes{bytes};
-    p.time = core::Seconds{1.0};
-    p.file = "synthetic";
-    p.line = measured.size() + 1;
-    measured.push_back(p);
-  }
-  const auto truth_rows = analysis::validate(truth, measured, registry, {});
-  REQUIRE(truth_rows.rows.size() == measured.size());
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    measured[i].time = truth_rows.rows[i].predicted;
-  }
+  const auto measured = nccl_points(truth, registry, 8, std::uint64_t{1} << 30, 4);
   analysis::CalibrateOptions opt;
   opt.parameters = {"nccl.call_overhead", "nccl.ll128.efficiency_factor",
                     "nccl.simple.efficiency_factor"};
@@ -187,24 +197,10 @@ TEST_CASE("calibration puts a slowdown that a link and a protocol explain alike 
   core::Scenario truth = nominal;
   truth.topology.system.node.nvlink.link_bandwidth = core::Bandwidth{15e9};
   const auto registry = algorithms::make_default_registry();
-  std::vector<analysis::MeasuredPoint> measured;
-  for (std::uint64_t bytes = std::uint64_t{64} << 20; bytes <= (std::uint64_t{1} << 30);
-       bytes *= 2) {
-    analysis::MeasuredPoint p;
-    p.library = analysis::Library::nccl;
-    p.ranks = 8;
-    p.bytes = core::Bytes{bytes};
-    p.time = core::Seconds{1.0};
-    p.file = "synthetic";
-    p.line = measured.size() + 1;
-    measured.push_back(p);
-  }
-  const auto truth_rows = analysis::validate(truth, measured, registry, {});
-  REQUIRE(truth_rows.rows.size() == measured.size());
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    const auto& params = truth_rows.rows[i].params;
-    CHECK((params.count("protocol") == 1 && params.at("protocol") == "simple"));
-    measured[i].time = truth_rows.rows[i].predicted;
+  const auto measured =
+      nccl_points(truth, registry, std::uint64_t{64} << 20, std::uint64_t{1} << 30, 2);
+  for (const auto& row : analysis::validate(truth, measured, registry, {}).rows) {
+    CHECK((row.params.count("protocol") == 1 && row.params.at("protocol") == "simple"));
   }
   analysis::CalibrateOptions opt;
   opt.parameters = {"topology.node.nvlink.link_bandwidth", "nccl.simple.efficiency_factor"};
