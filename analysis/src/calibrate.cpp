@@ -313,14 +313,15 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
   // efficiency), and those are dropped and the rest fitted again from the start.
   //
   // Hardware first: where the fit has both the machine's parameters (links, NICs, reductions) and
-  // a library's corrections (nccl.*, mpi.*), a first stage fits the machine's alone, the library's
-  // held as given, and a second stage fits all of them from there. The library's code is the same
-  // on every machine of a class and its constants come from its source, while the machine is
-  // what differs from the datasheet (clocks, cabling, firmware); a slowdown both could explain
-  // (a slower NVLink or a less efficient Simple protocol: the same for every Simple row) is the
-  // machine's. Fitted jointly from the start, the 1 x 8 A100 log's slowness went to NCCL's Simple
-  // and LL128 efficiencies (0.64, 0.46) and carried to a 4 x 8 DGX A100 log, 41.3 % off; as the
-  // machine's NVLink (14.6 instead of 25 GB/s per link) it does not (17.9 %; docs/validation.md).
+  // a library's corrections (nccl.*; mpi.* when it has any), a first stage fits the machine's
+  // alone, the library's held as given, and a second stage fits all of them from there. The
+  // library's code is the same on every machine of a class and its constants come from its source,
+  // while the machine is what differs from the datasheet (clocks, cabling, firmware); a slowdown
+  // both could explain (a slower NVLink or a less efficient Simple protocol: the same for every
+  // Simple row) is the machine's. Fitted jointly from the start, the 1 x 8 A100 log's slowness went
+  // to NCCL's Simple and LL128 efficiencies (0.64, 0.46) and carried to a 4 x 8 DGX A100 log, 41.3
+  // % off; as the machine's NVLink (14.6 instead of 25 GB/s per link) it does not (17.9 %;
+  // docs/validation.md).
   const double residual = options.loss == FitLoss::squared ? kNominalResidual : options.loss_scale;
   std::vector<double> initial(k);
   std::vector<bool> library(k);
