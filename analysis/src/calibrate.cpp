@@ -513,16 +513,6 @@ CalibrationResult calibrate(const core::Scenario& scenario, std::span<const Meas
         held_at[j] = std::clamp(std::exp(x[j]), out.parameters[j].lower, out.parameters[j].upper);
       }
     }
-    // The last stage's held parameters must apply what the earlier stages fitted.
-    model.hold(
-        [&] {
-          std::vector<bool> h(k);
-          for (std::size_t j = 0; j < k; ++j) {
-            h[j] = !determined[j];
-          }
-          return h;
-        }(),
-        held_at);
     uncertainties();
   }
 
