@@ -50,6 +50,12 @@ fi
 out="$build/fuzz"
 # Leaks inside other projects' libraries that collsim cannot free (each explained in the file).
 export LSAN_OPTIONS="suppressions=$root/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# The allocator settings OSS-Fuzz and ClusterFuzz fuzz with (oss-fuzz
+# infra/base-images/base-runner/Dockerfile): a 10 MB quarantine of freed memory instead of ASan's
+# 256 MB, which still catches a use after free within one input, and freed pages given back
+# every 0.5 s. Recycling the large quarantine was most of the time of the harnesses that allocate
+# much (hwloc's XML import: lstopo runs 2x faster). The caller's ASAN_OPTIONS come after and win.
+export ASAN_OPTIONS="quarantine_size_mb=10:allocator_release_to_os_interval_ms=500${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 mkdir -p "$out/corpus" "$out/findings" "$out/logs" "$out/work"
 
 # One target: its line of fuzzers.txt is "name binary dict seed...".
