@@ -29,26 +29,120 @@ AutoLibrary auto_library(const core::Topology& topo, core::CollectiveKind collec
                                                                             : AutoLibrary::ompi;
 }
 
-std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core::Bytes bytes) {
-  if (collective != core::CollectiveKind::allreduce) {
-    return std::nullopt;
+UccTeam ucc_team(const core::Scenario& scenario, const core::Topology& topo, std::uint32_t ranks) {
+  UccTeam team;
+  team.ranks = ranks;
+  const bool gpus = ranks_on_gpus(topo) && ranks <= topo.rank_count();
+  team.device_buffers = scenario.buffers.empty() ? gpus : scenario.buffers == "device" && gpus;
+  team.one_node = ranks > 0 && ranks <= topo.rank_count() && !topo.is_full_mesh();
+  for (core::Rank r = 1; team.one_node && r < ranks; ++r) {
+    team.one_node =
+        topo.devices()[topo.device_of(r)].node == topo.devices()[topo.device_of(0)].node;
   }
-  // UCC_TL_UCP_ALLREDUCE_DEFAULT_ALG_SELECT_STR "allreduce:0-4k:@0#allreduce:4k-inf:@1" with
-  // UCC_TL_UCP_ALLREDUCE_KN_RADIX and ALLREDUCE_SRA_KN_RADIX both 4 (tl/ucp/allreduce/
-  // allreduce.h and tl_ucp.c in UCC v1.1.0).
+  return team;
+}
+
+namespace {
+
+/// UCC_TL_CUDA_MAX_PEERS (src/components/tl/cuda/tl_cuda.h, v1.1.0).
+constexpr std::uint32_t kTlCudaMaxPeers = 8;
+/// The k-nomial radices of tl/ucp (UCC_TL_UCP_*_KN_RADIX, src/components/tl/ucp/tl_ucp.c).
+constexpr std::uint32_t kUccRadix = 4;
+
+LibraryChoice ucc_choice(std::string algorithm, std::string library_name, std::string reason) {
   LibraryChoice c;
   c.library = "UCC 1.1 tl/ucp (default selection)";
-  c.params = {{"radix", "4"}};
-  if (bytes.value < 4096) {
-    c.algorithm = "recursive_knomial";
-    c.library_name = "allreduce knomial (radix 4)";
-    c.reason = "allreduce:0-4k:@0 (knomial)";
-  } else {
-    c.algorithm = "sra_knomial";
-    c.library_name = "allreduce sra_knomial (radix 4)";
-    c.reason = "allreduce:4k-inf:@1 (sra_knomial)";
-  }
+  c.algorithm = std::move(algorithm);
+  c.library_name = std::move(library_name);
+  c.reason = std::move(reason);
   return c;
+}
+
+/// bcast, reduce and barrier take min(radix, team size) (bcast.c, reduce.c,
+/// barrier_knomial.c); collsim's generators take at least 2.
+std::string tree_radix(const UccTeam& team) {
+  return std::to_string(std::max<std::uint32_t>(2, std::min(kUccRadix, team.ranks)));
+}
+
+} // namespace
+
+std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core::Bytes bytes,
+                                           const UccTeam& team, std::string* why) {
+  using core::CollectiveKind;
+  const auto none = [why](std::string reason) -> std::optional<LibraryChoice> {
+    if (why != nullptr) {
+      *why = std::move(reason);
+    }
+    return std::nullopt;
+  };
+  const bool tl_cuda =
+      team.device_buffers && team.one_node && team.ranks >= 2 && team.ranks <= kTlCudaMaxPeers;
+  if (tl_cuda &&
+      (collective == CollectiveKind::allgather || collective == CollectiveKind::alltoall ||
+       collective == CollectiveKind::reduce_scatter)) {
+    return none(fmt::format("UCC's tl/cuda (score 40 over tl/ucp's 10) runs {} of GPU buffers on "
+                            "one node, which collsim does not model: Open MPI 4.1's rules stand in",
+                            core::to_string(collective)));
+  }
+  switch (collective) {
+  case CollectiveKind::allreduce: {
+    // UCC_TL_UCP_ALLREDUCE_DEFAULT_ALG_SELECT_STR "allreduce:0-4k:@0#allreduce:4k-inf:@1" with
+    // UCC_TL_UCP_ALLREDUCE_KN_RADIX and ALLREDUCE_SRA_KN_RADIX both 4 (tl/ucp/allreduce/
+    // allreduce.h and tl_ucp.c in UCC v1.1.0).
+    LibraryChoice c = bytes.value < 4096
+                          ? ucc_choice("recursive_knomial", "allreduce knomial (radix 4)",
+                                       "allreduce:0-4k:@0 (knomial)")
+                          : ucc_choice("sra_knomial", "allreduce sra_knomial (radix 4)",
+                                       "allreduce:4k-inf:@1 (sra_knomial)");
+    c.params = {{"radix", std::to_string(kUccRadix)}};
+    return c;
+  }
+  case CollectiveKind::allgather:
+    // allgather.c: ucc_tl_ucp_allgather_init runs the ring (no selection string in v1.1.0).
+    return ucc_choice("ring", "allgather ring", "tl/ucp's only allgather (ring)");
+  case CollectiveKind::alltoall:
+    // UCC_TL_UCP_ALLTOALL_DEFAULT_ALG_SELECT_STR "alltoall:0-inf:@0": pairwise, with
+    // ALLTOALL_PAIRWISE_NUM_POSTS 1 (one send and one receive in flight).
+    return ucc_choice("pairwise", "alltoall pairwise (1 post)", "alltoall:0-inf:@0 (pairwise)");
+  case CollectiveKind::bcast:
+    // UCC_TL_UCP_BCAST_DEFAULT_ALG_SELECT_STR "bcast:0-32k:@0#bcast:32k-inf:@1".
+    if (bytes.value >= 32768) {
+      return none("UCC runs bcast from 32 KiB as its scatter-allgather k-nomial (sag_knomial), "
+                  "which collsim does not model: Open MPI 4.1's rules stand in");
+    } else {
+      LibraryChoice c =
+          ucc_choice("knomial", "bcast knomial (radix 4)", "bcast:0-32k:@0 (knomial)");
+      c.params = {{"radix", tree_radix(team)}};
+      return c;
+    }
+  case CollectiveKind::reduce: {
+    LibraryChoice c =
+        ucc_choice("knomial", "reduce knomial (radix 4)", "tl/ucp's reduce (knomial)");
+    c.params = {{"radix", tree_radix(team)}};
+    return c;
+  }
+  case CollectiveKind::barrier: {
+    // barrier_knomial.c: a recursive k-nomial exchange of empty messages among the largest
+    // power of the radix; the other ranks check in with a proxy before and are released after
+    // (collsim's recexch: the same exchange, MPICH's choice of proxies).
+    LibraryChoice c =
+        ucc_choice("recexch", "barrier knomial (radix 4)", "tl/ucp's barrier (knomial)");
+    c.params = {{"radix", tree_radix(team)}};
+    return c;
+  }
+  case CollectiveKind::reduce_scatter:
+    return none("UCC's reduce_scatter ring runs two inverted rings at once "
+                "(REDUCE_SCATTER_RING_BIDIRECTIONAL y), which collsim does not model: Open MPI "
+                "4.1's rules stand in");
+  case CollectiveKind::gather:
+    return none("UCC's gather is a k-nomial tree (radix 4), which collsim does not model: Open "
+                "MPI 4.1's rules stand in");
+  default:
+    // UCC_TL_UCP_SUPPORTED_COLLS (tl_ucp.h): coll/ucc passes anything else to the next
+    // component, coll/tuned.
+    return none(fmt::format("UCC 1.1 has no {}: coll/ucc passes it to coll/tuned",
+                            core::to_string(collective)));
+  }
 }
 
 std::optional<LibraryChoice> hcoll_default(core::CollectiveKind collective) {
@@ -157,11 +251,16 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
     chooser = stacks().find(scenario.stack).info().chooser;
   }
   std::string stand_in;
+  std::string stand_in_why;
   if (chooser == stacks::Chooser::ucc) {
-    if (auto c = ucc11_default(collective, bytes)) {
+    if (varying) {
+      stand_in_why = fmt::format("UCC's {}v is not modelled: Open MPI 4.1's rules stand in",
+                                 core::to_string(collective));
+    } else if (auto c = ucc11_default(collective, bytes, ucc_team(scenario, topo, ranks),
+                                      &stand_in_why)) {
       return c;
     }
-    // collsim models UCC's choice for allreduce only: Open MPI's rules stand in elsewhere.
+    // Where UCC runs what collsim does not model, Open MPI's rules stand in.
     chooser = stacks::Chooser::ompi41;
     stand_in = "UCC";
   } else if (chooser == stacks::Chooser::hcoll) {
@@ -219,9 +318,12 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.varying = varying;
   auto choice = ompi41_default(call, registry);
   if (choice && !stand_in.empty()) {
-    choice->reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "
-                                  "rules stand in)",
-                                  stand_in, core::to_string(collective));
+    choice->reason +=
+        stand_in_why.empty()
+            ? fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's rules "
+                          "stand in)",
+                          stand_in, core::to_string(collective))
+            : fmt::format(" ({})", stand_in_why);
   }
   if (!choice && why != nullptr) {
     *why = fmt::format("Open MPI's {} of {} B over {} ranks has no uniform form collsim can "

@@ -109,19 +109,25 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
     const char* name = library == LibraryKind::ucc     ? "UCC"
                        : library == LibraryKind::hcoll ? "HCOLL"
                                                        : "MPICH";
-    if (auto choice = library == LibraryKind::ucc
-                          ? analysis::ucc11_default(call.collective, call.bytes)
-                      : library == LibraryKind::hcoll
-                          ? analysis::hcoll_default(call.collective)
-                          : analysis::mpich4_default(call.collective, !call.counts.empty())) {
+    std::string why;
+    if (auto choice =
+            library == LibraryKind::ucc
+                ? (call.counts.empty() ? analysis::ucc11_default(
+                                             call.collective, call.bytes,
+                                             analysis::ucc_team(scenario, topo, call.ranks), &why)
+                                       : std::nullopt)
+            : library == LibraryKind::hcoll
+                ? analysis::hcoll_default(call.collective)
+                : analysis::mpich4_default(call.collective, !call.counts.empty())) {
       return *choice;
     }
-    // collsim models UCC's, HCOLL's and MPICH's selection for allreduce only: Open MPI's rules
-    // stand in.
+    // Where collsim does not model the library's own selection (HCOLL's and MPICH's beyond
+    // allreduce, UCC's where `why` says), Open MPI's rules stand in.
     auto choice = default_choice(LibraryKind::ompi, call, scenario, topo, registry, out);
-    choice.reason += fmt::format(" ({}'s own selection for {} is not modelled; Open MPI 4.1's "
-                                 "rules stand in)",
-                                 name, core::to_string(call.collective));
+    choice.reason += why.empty() ? fmt::format(" ({}'s own selection for {} is not modelled; "
+                                               "Open MPI 4.1's rules stand in)",
+                                               name, core::to_string(call.collective))
+                                 : fmt::format(" ({})", why);
     return choice;
   }
   if (library == LibraryKind::han) {

@@ -83,8 +83,10 @@ private:
     return {"openmpi-4.1+ucc",
             "Open MPI 4.1 with coll/ucc: UCC 1.1's tl/ucp algorithms over UCX on the "
             "device buffers, reductions on the GPU (ec/cuda)",
-            "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h: default selection), "
-            "src/components/ec/cuda; Open MPI v4.1.x ompi/mca/coll/ucc; UCX v1.12 "
+            "UCC v1.1.0 src/components/tl/ucp (allreduce.h, bcast.h, alltoall.h, "
+            "reduce_scatter.h, tl_ucp.c: default selection and radices), src/components/tl/cuda "
+            "(tl_cuda.h: its score and collectives), src/components/ec/cuda; Open MPI v4.1.x "
+            "ompi/mca/coll/ucc; UCX v1.12 "
             "src/uct/cuda/cuda_ipc (per-peer streams)",
             Chooser::ucc};
   }

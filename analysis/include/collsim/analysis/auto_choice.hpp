@@ -34,11 +34,33 @@ enum class AutoLibrary { nccl, ompi };
 /// count for every rank (nccl.h); alltoallv, gatherv and scatterv run as grouped point-to-point.
 [[nodiscard]] std::string nccl_v_refusal(core::CollectiveKind collective);
 
-/// UCC 1.1's tl/ucp choice (its default selection strings) for one call; nullopt where collsim
-/// models none yet (every collective but allreduce; auto_choice then takes Open MPI 4.1's rules
-/// and says so in the reason).
+/// The UCC team a call runs on, as far as UCC 1.1's selection reads it: tl/cuda (score 40 against
+/// tl/ucp's 10) creates a team only on one node of 2 to 8 GPUs and takes allgather, alltoall and
+/// reduce_scatter of device buffers there (UCC v1.1.0 src/components/tl/cuda: tl_cuda.h
+/// UCC_TL_CUDA_DEFAULT_SCORE and SUPPORTED_COLLS, tl_cuda_team.c "multinode team is not
+/// supported", UCC_TL_CUDA_MAX_PEERS).
+struct UccTeam {
+  std::uint32_t ranks = 0;
+  bool one_node = false;       ///< every rank on one node
+  bool device_buffers = false; ///< the call's buffers are GPU memory
+};
+/// The team of `ranks` ranks of `topo` with the scenario's buffers (`buffers:`; device on GPU
+/// ranks by default).
+[[nodiscard]] UccTeam ucc_team(const core::Scenario& scenario, const core::Topology& topo,
+                               std::uint32_t ranks);
+
+/// UCC 1.1's choice for one call (tl/ucp's default selection strings and radices; UCC v1.1.0
+/// src/components/tl/ucp: allreduce.h, bcast.h, alltoall.h, reduce_scatter.h, tl_ucp.c,
+/// allgather.c), where collsim has the algorithm: allreduce (`recursive_knomial` below 4 KiB,
+/// `sra_knomial` from 4 KiB), allgather (`ring`), alltoall (`pairwise`), bcast (`knomial` below
+/// 32 KiB), reduce (`knomial`) and barrier (`recexch`), radix 4 where there is one. nullopt where
+/// UCC runs what collsim does not model (auto_choice then takes Open MPI 4.1's rules and the
+/// reason says so): tl/cuda's algorithms (allgather, alltoall, reduce_scatter of device buffers
+/// on one node), the bidirectional reduce_scatter ring, the scatter-allgather k-nomial bcast
+/// from 32 KiB, the k-nomial gather; `why`, when given, then says which.
 [[nodiscard]] std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective,
-                                                         core::Bytes bytes);
+                                                         core::Bytes bytes, const UccTeam& team,
+                                                         std::string* why = nullptr);
 
 /// HCOLL's choice (the hpcx stack): its hierarchical allreduce (the `hcoll` algorithm); nullopt
 /// for the other collectives (auto_choice then takes Open MPI 4.1's rules and says so).
