@@ -401,6 +401,9 @@ Registry make_default_registry() {
   // block K: MPICH tree
   r.add(describe_bcast_tree());
   // end of block K
+  // block L: UCC's scatter-allgather k-nomial bcast
+  r.add(describe_bcast_sag_knomial());
+  // end of block L
   return r;
 }
 

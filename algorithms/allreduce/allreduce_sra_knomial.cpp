@@ -43,6 +43,7 @@ namespace {
 using core::OpKind;
 using detail::OpCounts;
 using detail::UccKnomialPattern;
+using detail::UccStep;
 
 constexpr const char* kName = "sra_knomial";
 constexpr const char* kRadix = "radix";
@@ -54,15 +55,6 @@ std::uint32_t radix_of(const Request& req) {
   return detail::ucc_min_radix(cfg, req.ranks, req.bytes.value / 4);
 }
 
-/// One reduce-scatter iteration of a rank, kept for its allgather mirror.
-struct Step {
-  std::uint64_t offset = 0; ///< the block cut at this iteration
-  std::uint64_t length = 0;
-  std::vector<std::uint32_t> members;
-  std::size_t self = 0;
-  std::vector<std::uint32_t> sends; ///< its reduce-scatter sends (local indices)
-};
-
 template <class Out>
 void build(const Request& req, Out& out) {
   const std::uint32_t p = req.ranks;
@@ -70,10 +62,9 @@ void build(const Request& req, Out& out) {
   const UccKnomialPattern pat(p, radix_of(req));
   const core::Range whole = detail::data_range(0, n);
   const core::Range none{};
+  const auto same = [](core::Rank r) { return r; };
   std::vector<std::uint32_t> prev;
-  std::vector<std::uint32_t> next;
-  std::vector<Step> steps;
-  std::vector<std::uint32_t> deps;
+  std::vector<UccStep> steps;
   for (core::Rank r = 0; r < p; ++r) {
     out.begin_rank(r);
     if (p < 2) {
@@ -89,67 +80,25 @@ void build(const Request& req, Out& out) {
     if (pat.proxy(r)) {
       prev.push_back(out.add(OpKind::recv_reduce, partner, whole, none, {}));
     }
-    const std::uint32_t l = pat.loop_rank(r);
-    std::uint64_t offset = 0;
-    std::uint64_t length = n;
-    steps.clear();
-    std::uint64_t d = 1;
-    for (std::uint32_t i = 0; i < pat.iterations; ++i, d *= pat.k) {
-      Step st;
-      st.offset = offset;
-      st.length = length;
-      pat.members(l, d, st.members);
-      const auto m = static_cast<std::uint32_t>(st.members.size());
-      st.self = static_cast<std::size_t>(std::find(st.members.begin(), st.members.end(), l) -
-                                         st.members.begin());
-      const auto segment = [&](std::size_t j) {
-        const auto [b, len] = core::block_range(length, m, j);
-        return detail::data_range(offset + b, len);
-      };
-      for (std::size_t j = 0; j < m; ++j) {
+    detail::ucc_steps(pat, pat.loop_rank(r), n, steps);
+    for (UccStep& st : steps) {
+      for (std::size_t j = 0; j < st.members.size(); ++j) {
         if (j != st.self) {
           st.sends.push_back(
-              out.add(OpKind::send, pat.rank_of(st.members[j]), segment(j), none, prev));
+              out.add(OpKind::send, pat.rank_of(st.members[j]), st.segment(j), none, prev));
         }
       }
       // The members' copies of my segment are reduced into it one after another (UCC's
       // reduce_multi over them all).
-      for (std::size_t j = 0; j < m; ++j) {
+      for (std::size_t j = 0; j < st.members.size(); ++j) {
         if (j != st.self) {
           const std::uint32_t red = out.add(OpKind::recv_reduce, pat.rank_of(st.members[j]),
-                                            segment(st.self), none, prev);
+                                            st.segment(st.self), none, prev);
           prev.assign(1, red);
         }
       }
-      const core::Range mine = segment(st.self);
-      offset = mine.offset;
-      length = mine.length;
-      steps.push_back(std::move(st));
     }
-    for (std::size_t s = steps.size(); s-- > 0;) {
-      const Step& st = steps[s];
-      const auto m = static_cast<std::uint32_t>(st.members.size());
-      const auto segment = [&](std::size_t j) {
-        const auto [b, len] = core::block_range(st.length, m, j);
-        return detail::data_range(st.offset + b, len);
-      };
-      for (std::size_t j = 0; j < m; ++j) {
-        if (j != st.self) {
-          out.add(OpKind::send, pat.rank_of(st.members[j]), segment(st.self), none, prev);
-        }
-      }
-      next.clear();
-      deps = prev;
-      deps.insert(deps.end(), st.sends.begin(), st.sends.end());
-      for (std::size_t j = 0; j < m; ++j) {
-        if (j != st.self) {
-          next.push_back(out.add(OpKind::recv, pat.rank_of(st.members[j]), segment(j), none, deps));
-        }
-      }
-      if (!next.empty()) {
-        prev = next;
-      }
-    }
+    detail::emit_ucc_allgather(out, steps, pat, same, prev);
     if (pat.proxy(r)) {
       out.add(OpKind::send, partner, whole, none, prev);
     }

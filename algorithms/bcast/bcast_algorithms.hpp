@@ -34,5 +34,8 @@ core::Schedule kary_tree_bcast(const Request& req, const char* name, bool pipeli
 std::string kary_tree_bcast_refusal(const Request& req, bool pipelined);
 } // namespace detail
 // end of block K
+// block L: UCC's scatter-allgather k-nomial
+AlgorithmInfo describe_bcast_sag_knomial(); ///< UCC tl/ucp's bcast from 32 KiB
+// end of block L
 
 } // namespace collsim::algorithms

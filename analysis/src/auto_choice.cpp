@@ -58,8 +58,9 @@ LibraryChoice ucc_choice(std::string algorithm, std::string library_name, std::s
   return c;
 }
 
-/// bcast, reduce and barrier take min(radix, team size) (bcast.c, reduce.c,
-/// barrier_knomial.c); collsim's generators take at least 2.
+/// The knomial bcast, reduce and barrier take min(radix, team size) (bcast.c, reduce.c,
+/// barrier_knomial.c); collsim's generators take at least 2. (sag_knomial lowers its own, as
+/// UCC's ucc_knomial_pattern_get_min_radix does.)
 std::string tree_radix(const UccTeam& team) {
   return std::to_string(std::max<std::uint32_t>(2, std::min(kUccRadix, team.ranks)));
 }
@@ -104,17 +105,16 @@ std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core
     // UCC_TL_UCP_ALLTOALL_DEFAULT_ALG_SELECT_STR "alltoall:0-inf:@0": pairwise, with
     // ALLTOALL_PAIRWISE_NUM_POSTS 1 (one send and one receive in flight).
     return ucc_choice("pairwise", "alltoall pairwise (1 post)", "alltoall:0-inf:@0 (pairwise)");
-  case CollectiveKind::bcast:
-    // UCC_TL_UCP_BCAST_DEFAULT_ALG_SELECT_STR "bcast:0-32k:@0#bcast:32k-inf:@1".
-    if (bytes.value >= 32768) {
-      return none("UCC runs bcast from 32 KiB as its scatter-allgather k-nomial (sag_knomial), "
-                  "which collsim does not model: Open MPI 4.1's rules stand in");
-    } else {
-      LibraryChoice c =
-          ucc_choice("knomial", "bcast knomial (radix 4)", "bcast:0-32k:@0 (knomial)");
-      c.params = {{"radix", tree_radix(team)}};
-      return c;
-    }
+  case CollectiveKind::bcast: {
+    // UCC_TL_UCP_BCAST_DEFAULT_ALG_SELECT_STR "bcast:0-32k:@0#bcast:32k-inf:@1": the knomial
+    // tree, then the scatter-allgather knomial (BCAST_KN_RADIX and BCAST_SAG_KN_RADIX 4).
+    LibraryChoice c = bytes.value < 32768 ? ucc_choice("knomial", "bcast knomial (radix 4)",
+                                                       "bcast:0-32k:@0 (knomial)")
+                                          : ucc_choice("sag_knomial", "bcast sag_knomial (radix 4)",
+                                                       "bcast:32k-inf:@1 (sag_knomial)");
+    c.params = {{"radix", bytes.value < 32768 ? tree_radix(team) : std::to_string(kUccRadix)}};
+    return c;
+  }
   case CollectiveKind::reduce: {
     LibraryChoice c =
         ucc_choice("knomial", "reduce knomial (radix 4)", "tl/ucp's reduce (knomial)");
