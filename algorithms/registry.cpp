@@ -401,8 +401,11 @@ Registry make_default_registry() {
   // block K: MPICH tree
   r.add(describe_bcast_tree());
   // end of block K
-  // block L: UCC's scatter-allgather k-nomial bcast
+  // block L: UCC's scatter-allgather k-nomial bcast, bidirectional reduce_scatter ring and
+  // k-nomial gather
   r.add(describe_bcast_sag_knomial());
+  r.add(describe_reduce_scatter_ring_bidirectional());
+  r.add(describe_gather_knomial());
   // end of block L
   return r;
 }

@@ -12,5 +12,8 @@ AlgorithmInfo describe_gather_linear_sync(); ///< GA3: go-ahead, then two segmen
 AlgorithmInfo describe_gather_two_level(); ///< GA5: node gather, then leader gather
 AlgorithmInfo describe_gather_nccl_p2p();  ///< NCCL: send/recv to or from the root
 // end of block I
+// block L: UCC
+AlgorithmInfo describe_gather_knomial(); ///< UCC tl/ucp: k-nomial tree, radix 4
+// end of block L
 
 } // namespace collsim::algorithms

@@ -18,5 +18,8 @@ AlgorithmInfo describe_reduce_scatter_nvls();               ///< RS9: NCCL NVLS 
 AlgorithmInfo describe_reduce_scatter_nccl_ring(); ///< RS3: NCCL ring, channels x chunks
 AlgorithmInfo describe_reduce_scatter_pat();       ///< RS8: NCCL PAT, one rank per node
 // end of block G
+// block L: UCC
+AlgorithmInfo describe_reduce_scatter_ring_bidirectional(); ///< UCC tl/ucp: two opposite rings
+// end of block L
 
 } // namespace collsim::algorithms

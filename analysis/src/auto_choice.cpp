@@ -58,9 +58,9 @@ LibraryChoice ucc_choice(std::string algorithm, std::string library_name, std::s
   return c;
 }
 
-/// The knomial bcast, reduce and barrier take min(radix, team size) (bcast.c, reduce.c,
-/// barrier_knomial.c); collsim's generators take at least 2. (sag_knomial lowers its own, as
-/// UCC's ucc_knomial_pattern_get_min_radix does.)
+/// The knomial bcast, reduce, gather and barrier take min(radix, team size) (bcast.c, reduce.c,
+/// gather.c, barrier_knomial.c); collsim's generators take at least 2. (sag_knomial lowers its own,
+/// as UCC's ucc_knomial_pattern_get_min_radix does.)
 std::string tree_radix(const UccTeam& team) {
   return std::to_string(std::max<std::uint32_t>(2, std::min(kUccRadix, team.ranks)));
 }
@@ -131,12 +131,17 @@ std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective, core
     return c;
   }
   case CollectiveKind::reduce_scatter:
-    return none("UCC's reduce_scatter ring runs two inverted rings at once "
-                "(REDUCE_SCATTER_RING_BIDIRECTIONAL y), which collsim does not model: Open MPI "
-                "4.1's rules stand in");
-  case CollectiveKind::gather:
-    return none("UCC's gather is a k-nomial tree (radix 4), which collsim does not model: Open "
-                "MPI 4.1's rules stand in");
+    // UCC_TL_UCP_REDUCE_SCATTER_DEFAULT_ALG_SELECT_STR "reduce_scatter:@ring", two inverted rings
+    // at once (REDUCE_SCATTER_RING_BIDIRECTIONAL y, tl_ucp.c).
+    return ucc_choice("ring_bidirectional", "reduce_scatter ring (bidirectional)",
+                      "reduce_scatter:@ring (two inverted rings)");
+  case CollectiveKind::gather: {
+    // gather.c: the knomial tree, its only gather (GATHER_KN_RADIX 4, lowered to the team size).
+    LibraryChoice c =
+        ucc_choice("knomial", "gather knomial (radix 4)", "tl/ucp's gather (knomial)");
+    c.params = {{"radix", tree_radix(team)}};
+    return c;
+  }
   default:
     // UCC_TL_UCP_SUPPORTED_COLLS (tl_ucp.h): coll/ucc passes anything else to the next
     // component, coll/tuned.

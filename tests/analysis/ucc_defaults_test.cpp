@@ -3,7 +3,7 @@
 // src/components/tl/ucp/{allreduce,bcast,alltoall,reduce_scatter}/*.h, tl_ucp.c, allgather.c),
 // tl/cuda's single-node team taking allgather, alltoall and reduce_scatter of GPU buffers
 // (tl_cuda.h score 40 over tl/ucp's 10), and Open MPI's rules where collsim does not model what UCC
-// runs, with the reason saying why.
+// runs (tl/cuda) or UCC has no such collective (scatter), with the reason saying why.
 
 #include "collsim/analysis/auto_choice.hpp"
 #include "collsim/io/scenario_loader.hpp"
@@ -62,21 +62,26 @@ TEST_CASE("UCC 1.1's tl/ucp selection for each collective it has", "[analysis][u
   const auto reduce = under_ucc(CollectiveKind::reduce, 8, 1 << 20);
   CHECK(reduce.algorithm == "knomial");
   CHECK(reduce.params.at("radix") == "4");
+  const auto gather = under_ucc(CollectiveKind::gather, 8, 1 << 20);
+  CHECK(gather.algorithm == "knomial");
+  CHECK(gather.params.at("radix") == "4");
   const auto barrier = under_ucc(CollectiveKind::barrier, 16, 0);
   CHECK(barrier.algorithm == "recexch");
   CHECK(barrier.params.at("radix") == "4");
-  // Across nodes tl/cuda makes no team: tl/ucp's ring allgather and pairwise alltoall.
+  // Across nodes tl/cuda makes no team: tl/ucp's ring allgather, pairwise alltoall and
+  // bidirectional reduce_scatter ring.
   CHECK(under_ucc(CollectiveKind::allgather, 8, 1 << 20).algorithm == "ring");
   CHECK(under_ucc(CollectiveKind::alltoall, 8, 1 << 20).algorithm == "pairwise");
-  for (const auto c :
-       {CollectiveKind::allreduce, CollectiveKind::bcast, CollectiveKind::reduce,
-        CollectiveKind::barrier, CollectiveKind::allgather, CollectiveKind::alltoall}) {
+  CHECK(under_ucc(CollectiveKind::reduce_scatter, 8, 1 << 20).algorithm == "ring_bidirectional");
+  for (const auto c : {CollectiveKind::allreduce, CollectiveKind::bcast, CollectiveKind::reduce,
+                       CollectiveKind::barrier, CollectiveKind::allgather, CollectiveKind::alltoall,
+                       CollectiveKind::reduce_scatter, CollectiveKind::gather}) {
     CHECK(under_ucc(c, 8, 1024).library == "UCC 1.1 tl/ucp (default selection)");
   }
 }
 
-TEST_CASE("UCC 1.1: tl/cuda on one node's GPUs, and Open MPI's rules where collsim lacks UCC's "
-          "algorithm",
+TEST_CASE("UCC 1.1: tl/cuda on one node's GPUs (not modelled) and scatter (not UCC's) leave "
+          "Open MPI's rules, with the reason",
           "[analysis][ucc]") {
   // One node of 4 GPUs with device buffers: tl/cuda's allgather, not modelled.
   const auto one_node = under_ucc(CollectiveKind::allgather, 4, 1 << 20);
@@ -85,11 +90,7 @@ TEST_CASE("UCC 1.1: tl/cuda on one node's GPUs, and Open MPI's rules where colls
   CHECK(stands_in(under_ucc(CollectiveKind::alltoall, 4, 1 << 20)));
   // The same node with host buffers: tl/cuda takes no host memory; tl/ucp's ring.
   CHECK(under_ucc(CollectiveKind::allgather, 4, 1 << 20, "host").algorithm == "ring");
-  // The reduce_scatter ring is bidirectional, gather is a k-nomial tree: neither modelled, each
-  // says so.
-  CHECK(under_ucc(CollectiveKind::reduce_scatter, 8, 1 << 20).reason.find("two inverted rings") !=
-        std::string::npos);
-  CHECK(stands_in(under_ucc(CollectiveKind::gather, 8, 1 << 20)));
+  CHECK(stands_in(under_ucc(CollectiveKind::reduce_scatter, 4, 1 << 20)));
   // UCC 1.1 has no scatter: coll/ucc passes it on to coll/tuned.
   const auto scatter = under_ucc(CollectiveKind::scatter, 8, 1 << 20);
   CHECK(stands_in(scatter));

@@ -53,11 +53,11 @@ struct UccTeam {
 /// src/components/tl/ucp: allreduce.h, bcast.h, alltoall.h, reduce_scatter.h, tl_ucp.c,
 /// allgather.c), where collsim has the algorithm: allreduce (`recursive_knomial` below 4 KiB,
 /// `sra_knomial` from 4 KiB), allgather (`ring`), alltoall (`pairwise`), bcast (`knomial` below
-/// 32 KiB, `sag_knomial` from 32 KiB), reduce (`knomial`) and barrier (`recexch`), radix 4 where
-/// there is one. nullopt where UCC runs what collsim does not model (auto_choice then takes Open
-/// MPI 4.1's rules and the reason says so): tl/cuda's algorithms (allgather, alltoall,
-/// reduce_scatter of device buffers on one node), the bidirectional reduce_scatter ring, the
-/// k-nomial gather; `why`, when given, then says which.
+/// 32 KiB, `sag_knomial` from 32 KiB), reduce and gather (`knomial`), reduce_scatter
+/// (`ring_bidirectional`) and barrier (`recexch`), radix 4 where there is one. nullopt where UCC
+/// runs what collsim does not model, tl/cuda's algorithms (allgather, alltoall, reduce_scatter of
+/// device buffers on one node), or has no such collective (scatter): auto_choice then takes Open
+/// MPI 4.1's rules, and `why`, when given, says which.
 [[nodiscard]] std::optional<LibraryChoice> ucc11_default(core::CollectiveKind collective,
                                                          core::Bytes bytes, const UccTeam& team,
                                                          std::string* why = nullptr);
