@@ -94,7 +94,9 @@ AlgorithmInfo describe_alltoall_pairwise() {
   a.collective = core::CollectiveKind::alltoall;
   a.summary = "p-1 sendrecv steps: step i sends to r+i and receives from r-i";
   a.source = "Open MPI ompi_coll_base_alltoall_intra_pairwise; MPICH MPIR_Alltoall_intra_pairwise";
-  a.aliases = {"ompi:2", "ompi:pairwise", "mpich:pairwise", "smpi:pair", "smpi:ring"};
+  // ucc:pairwise: UCC tl/ucp's alltoall (alltoall_pairwise.c; one send and one receive in flight).
+  a.aliases = {"ompi:2",    "ompi:pairwise", "mpich:pairwise",
+               "smpi:pair", "smpi:ring",     "ucc:pairwise"};
   a.constraints = {"bytes divisible by ranks (uniform)"};
   a.counts = true;
   a.check = pairwise_check;

@@ -49,7 +49,8 @@ AlgorithmInfo describe_bcast_knomial() {
   a.collective = core::CollectiveKind::bcast;
   a.summary = "k-nomial tree: radix-1 children per level, largest subtrees first";
   a.source = "Open MPI ompi_coll_base_bcast_intra_knomial (ompi_coll_base_topo_build_kmtree)";
-  a.aliases = {"ompi:7", "ompi:knomial"};
+  // ucc:knomial: UCC tl/ucp's bcast below 32 KiB (bcast_knomial.c, radix 4).
+  a.aliases = {"ompi:7", "ompi:knomial", "ucc:knomial"};
   a.params = {{"radix", kDefaultRadix, 2, 1024, "tree radix k (2: binomial)"}};
   a.check = [](const Request& req) {
     return detail::size_limit_refusal(detail::tree_bcast_counts(

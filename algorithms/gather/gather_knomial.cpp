@@ -149,7 +149,9 @@ AlgorithmInfo describe_gather_knomial() {
   a.summary = "k-nomial tree over relative ranks: each parent takes its k-1 children's subtrees "
               "per level, the root straight into the result";
   a.source = "UCC v1.1.0 tl/ucp gather_knomial.c, gather.c";
-  a.aliases = {"ucc:knomial"};
+  // No ucc: alias: UCC 1.1's TUNE cannot name a gather algorithm (ucc_tl_ucp_alg_id_to_init in
+  // tl_ucp_coll.c selects for allreduce, bcast, alltoall and reduce_scatter only), and a
+  // `ucc-tune` file writes under the ucc: aliases.
   a.params = {{kRadix, 4, 2, kMaxRadix,
                "tree radix k (UCC_TL_UCP_GATHER_KN_RADIX, default 4; lowered to p)"}};
   a.check = [](const Request& req) { return detail::size_limit_refusal(counts_of(req)); };

@@ -11,7 +11,7 @@ core::Schedule knomial(std::uint32_t p, std::uint64_t n, core::Rank root) {
   algorithms::Request req = testing::allreduce_request(p, n);
   req.collective = core::CollectiveKind::gather;
   req.root = root;
-  return reg.generate(reg.find(core::CollectiveKind::gather, "ucc:knomial"), req);
+  return reg.generate(reg.find(core::CollectiveKind::gather, "knomial"), req);
 }
 } // namespace
 

@@ -96,3 +96,27 @@ TEST_CASE("UCC 1.1: tl/cuda on one node's GPUs (not modelled) and scatter (not U
   CHECK(stands_in(scatter));
   CHECK(scatter.reason.find("UCC 1.1 has no scatter") != std::string::npos);
 }
+
+TEST_CASE("ucc: aliases name what UCC 1.1's TUNE can select, UCC's own choices among them",
+          "[analysis][ucc]") {
+  // ucc_tl_ucp_alg_id_to_init (tl_ucp_coll.c) selects for allreduce, bcast, alltoall and
+  // reduce_scatter only: a `ucc-tune` file (written under the ucc: aliases) names no other.
+  std::size_t aliased = 0;
+  for (const algorithms::AlgorithmInfo* a : registry().list()) {
+    for (const std::string& alias : a->aliases) {
+      if (alias.rfind("ucc:", 0) == 0) {
+        INFO(alias << " on " << core::to_string(a->collective));
+        CHECK((a->collective == CollectiveKind::allreduce ||
+               a->collective == CollectiveKind::bcast ||
+               a->collective == CollectiveKind::alltoall ||
+               a->collective == CollectiveKind::reduce_scatter));
+        ++aliased;
+      }
+    }
+  }
+  CHECK(aliased == 7);
+  CHECK(registry().find(CollectiveKind::bcast, "ucc:knomial").name == "knomial");
+  CHECK(registry().find(CollectiveKind::bcast, "ucc:sag_knomial").name == "sag_knomial");
+  CHECK(registry().find(CollectiveKind::alltoall, "ucc:pairwise").name == "pairwise");
+  CHECK(registry().find(CollectiveKind::reduce_scatter, "ucc:ring").name == "ring_bidirectional");
+}
