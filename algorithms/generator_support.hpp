@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collsim::algorithms::detail {
@@ -41,6 +42,25 @@ struct OpCounter {
     return local++;
   }
 };
+
+/// What a templated build (`build(out)` calling begin_rank and add on `out`) adds, counted.
+template <class Build>
+OpCounts count_ops(Build&& build) {
+  OpCounter c;
+  build(c);
+  return c.counts;
+}
+
+/// The schedule a templated build adds to `header`, its arrays reserved to the counted size.
+template <class Build>
+core::Schedule build_counted(core::ScheduleHeader header, Build&& build) {
+  core::Schedule s(std::move(header));
+  const OpCounts counts = count_ops(build);
+  s.reserve(counts.ops, counts.deps);
+  build(s);
+  s.finish();
+  return s;
+}
 
 /// ceil(lg p) for p >= 1: the number of rounds of a binomial tree over p ranks.
 constexpr std::uint32_t ceil_log2(std::uint32_t p) {

@@ -97,19 +97,13 @@ void build(const Request& req, Out& out) {
 }
 
 OpCounts counts_of(const Request& req) {
-  detail::OpCounter c;
-  build(req, c);
-  return c.counts;
+  return detail::count_ops([&](auto& out) { build(req, out); });
 }
 
 core::Schedule generate(const Request& req) {
   const std::uint64_t slots = req.ranks > 1 ? radix_of(req) - 1 : 0;
-  core::Schedule s(make_header(req, slots * req.bytes.value, kName));
-  const OpCounts counts = counts_of(req);
-  s.reserve(counts.ops, counts.deps);
-  build(req, s);
-  s.finish();
-  return s;
+  return detail::build_counted(make_header(req, slots * req.bytes.value, kName),
+                               [&](auto& out) { build(req, out); });
 }
 
 } // namespace

@@ -106,18 +106,11 @@ void build(const Request& req, Out& out) {
 }
 
 OpCounts counts_of(const Request& req) {
-  detail::OpCounter c;
-  build(req, c);
-  return c.counts;
+  return detail::count_ops([&](auto& out) { build(req, out); });
 }
 
 core::Schedule generate(const Request& req) {
-  core::Schedule s(make_header(req, 0, kName));
-  const OpCounts counts = counts_of(req);
-  s.reserve(counts.ops, counts.deps);
-  build(req, s);
-  s.finish();
-  return s;
+  return detail::build_counted(make_header(req, 0, kName), [&](auto& out) { build(req, out); });
 }
 
 } // namespace
