@@ -26,13 +26,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace collsim::describe {
 namespace {
@@ -335,13 +338,67 @@ NodeDescription describe(hwloc_topology_t topo, const std::string& file) {
   return node;
 }
 
-/// Where an XML that hwloc refused goes wrong, as far as can be told without parsing it: an empty
-/// file, no <topology> element, or no closing </topology> (a truncated file).
-/// Refuses, at the object, a set without its complete set: hwloc 2.9.0's XML import (Debian 12)
-/// dereferences the missing one and crashes in hwloc_bitmap_compare_first (found by fuzzing: one
-/// misspelt complete_cpuset among valid objects). Every lstopo export of hwloc 1.x and 2.x writes
-/// both (all of tests/data/topology does). A file pugixml cannot parse is left to hwloc, whose
-/// refusal xml_error explains.
+/// Whether `value` is a set as hwloc writes it (hwloc_bitmap_snprintf, hwloc 2.9 bitmap.c): 32-bit
+/// words "0x" + 1-8 hex digits separated by commas, high word first, an all-zero word in the middle
+/// left empty (",,"), and "0xf...f" first for a set that goes on forever. The first word is never
+/// empty: hwloc_bitmap_sscanf counts the words from the second character on, so a leading comma
+/// leaves it one word short and it asserts (hwloc 2.9.0, found by fuzzing: cpuset=",x00000001").
+bool is_hwloc_bitmap(std::string_view value) {
+  constexpr std::string_view infinite = "0xf...f";
+  bool first = true;
+  if (value.starts_with(infinite)) {
+    value.remove_prefix(infinite.size());
+    if (value.empty()) {
+      return true;
+    }
+    first = false;
+  }
+  std::size_t begin = 0;
+  while (true) {
+    if (!first) {
+      if (begin >= value.size() || value[begin] != ',') {
+        return false;
+      }
+      ++begin;
+    }
+    const std::size_t end = std::min(value.find(',', begin), value.size());
+    const std::string_view word = value.substr(begin, end - begin);
+    const bool hex = word.size() > 2 && word.size() <= 10 && word.starts_with("0x") &&
+                     word.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string_view::npos;
+    if (!hex && !(word.empty() && !first)) {
+      return false;
+    }
+    if (end == value.size()) {
+      return true;
+    }
+    begin = end;
+    first = false;
+  }
+}
+
+/// The offset of attribute `name` of the element starting at `element` in the raw text, for a
+/// message at the attribute (pugixml keeps offsets of elements only); the element's if not found.
+std::size_t attribute_offset(const std::string& text, std::size_t element, const char* name) {
+  const std::size_t close = text.find('>', element);
+  const std::string_view name_view(name);
+  for (std::size_t at = text.find(name_view, element); at < close;
+       at = text.find(name_view, at + 1)) {
+    const std::size_t after = text.find_first_not_of(" \t\r\n", at + name_view.size());
+    const bool starts = at > 0 && std::strchr(" \t\r\n", text[at - 1]) != nullptr;
+    if (starts && after != std::string::npos && text[after] == '=') {
+      return at;
+    }
+  }
+  return element;
+}
+
+/// Refuses what hwloc 2.9.0's XML import (Debian 12) crashes on instead of refusing, found by
+/// fuzzing. (1) A set without its complete set, at the object: hwloc dereferences the missing one
+/// in hwloc_bitmap_compare_first (one misspelt complete_cpuset among valid objects); every lstopo
+/// export of hwloc 1.x and 2.x writes both (all of tests/data/topology does). (2) A set attribute
+/// hwloc reads with hwloc_bitmap_sscanf (topology-xml.c: an object's six sets, a cpukind's cpuset,
+/// a memattr_value's initiator_cpuset) that is not in the syntax lstopo writes, at the attribute.
+/// A file pugixml cannot parse is left to hwloc, whose refusal xml_error explains.
 void check_sets(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -351,14 +408,51 @@ void check_sets(const std::string& path) {
   if (!doc.load_buffer(s.data(), s.size())) {
     return;
   }
+  // offset_debug is the element name's; the element starts at its '<'.
+  const auto start_of = [](const pugi::xml_node& node) {
+    return static_cast<std::size_t>(std::max<std::ptrdiff_t>(node.offset_debug() - 1, 0));
+  };
+  struct SetAttributes {
+    std::string_view element;
+    std::vector<const char*> names;
+  };
+  const std::array<SetAttributes, 3> bitmap_sets{{
+      {"object",
+       {"cpuset", "complete_cpuset", "allowed_cpuset", "nodeset", "complete_nodeset",
+        "allowed_nodeset"}},
+      {"cpukind", {"cpuset"}},
+      {"memattr_value", {"initiator_cpuset"}},
+  }};
+  for (const SetAttributes& sets : bitmap_sets) {
+    for (const pugi::xpath_node& found :
+         doc.select_nodes(fmt::format("//{}", sets.element).c_str())) {
+      const pugi::xml_node node = found.node();
+      for (const char* set : sets.names) {
+        const std::string_view value = node.attribute(set).value();
+        if (!node.attribute(set) || is_hwloc_bitmap(value)) {
+          continue;
+        }
+        const SourceEnd at = position_of(s, attribute_offset(s, start_of(node), set));
+        const std::string what =
+            sets.element == "object"
+                ? fmt::format("object {}", node.attribute("type").as_string("?"))
+                : std::string(sets.element);
+        // A fuzzed value can be long: the message shows its start.
+        constexpr std::size_t shown = 40;
+        throw core::LogParseError(
+            {path, at.line, at.column},
+            fmt::format("{} has {}=\"{}{}\", which is not an hwloc set (0x-prefixed hex words "
+                        "separated by commas, as lstopo writes them)",
+                        what, set, value.substr(0, shown), value.size() > shown ? "..." : ""));
+      }
+    }
+  }
   for (const pugi::xpath_node& found : doc.select_nodes("//object")) {
     const pugi::xml_node object = found.node();
     for (const auto& [set, complete] :
          {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
       if (object.attribute(set) && !object.attribute(complete)) {
-        // offset_debug is the element name's; the message points at its '<'.
-        const SourceEnd at = position_of(
-            s, static_cast<std::size_t>(std::max<std::ptrdiff_t>(object.offset_debug() - 1, 0)));
+        const SourceEnd at = position_of(s, start_of(object));
         throw core::LogParseError({path, at.line, at.column},
                                   fmt::format("object {} has a {} but no {} (hwloc cannot read it)",
                                               object.attribute("type").as_string("?"), set,
@@ -368,6 +462,8 @@ void check_sets(const std::string& path) {
   }
 }
 
+/// Where an XML that hwloc refused goes wrong, as far as can be told without parsing it: an empty
+/// file, no <topology> element, or no closing </topology> (a truncated file).
 core::LogParseError xml_error(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

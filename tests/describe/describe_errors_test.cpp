@@ -83,6 +83,36 @@ TEST_CASE("lstopo XML: garbage, truncated and empty files", "[describe][errors]"
                                "complete_cpuset (hwloc cannot read it)");
 }
 
+TEST_CASE("lstopo XML: a set not in hwloc's syntax is refused at its attribute",
+          "[describe][errors]") {
+  const std::string real = text_of(data("2s-xeon-x58-mlx4-ib.hwloc-test.lstopo.xml"));
+  const std::size_t pu = real.find("<object type=\"PU\" os_index=\"19\"");
+  REQUIRE(pu != std::string::npos);
+  const std::size_t cpuset = real.find(" cpuset=\"", pu) + 1;
+  const std::size_t value = cpuset + 8;
+  const std::size_t end = real.find('"', value);
+  const auto with_cpuset = [&](const std::string& set) {
+    std::string text = real;
+    text.replace(value, end - value, set);
+    return text;
+  };
+  // What lstopo writes reads as before: words, an empty middle word, the infinite prefix.
+  CHECK(xml_error(with_cpuset("0x00000001,,0x00080000")) == "no error");
+  CHECK(xml_error(with_cpuset("0xf...f,0xfff7ffff")) == "no error");
+  // A leading comma made hwloc 2.9.0 assert in hwloc_bitmap_sscanf (found by fuzzing).
+  CHECK(xml_error(with_cpuset(",x00000001")) ==
+        "bad_node.xml:173:47: error: object PU has cpuset=\",x00000001\", which is not an hwloc "
+        "set (0x-prefixed hex words separated by commas, as lstopo writes them)");
+  CHECK(xml_error(with_cpuset("")) ==
+        "bad_node.xml:173:47: error: object PU has cpuset=\"\", which is not an hwloc set "
+        "(0x-prefixed hex words separated by commas, as lstopo writes them)");
+  CHECK(xml_error(with_cpuset("0x1,zz")).find("cpuset=\"0x1,zz\"") != std::string::npos);
+  CHECK(xml_error(with_cpuset("0x123456789")).find("not an hwloc set") != std::string::npos);
+  // A long value is cut in the message.
+  CHECK(xml_error(with_cpuset(std::string(100, ','))).find(std::string(40, ',') + "...\"") !=
+        std::string::npos);
+}
+
 TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][errors]") {
   const std::string real = text_of(data("dgx1-v100-4xmlx5.nvidia-smi-topo.txt"));
   CHECK(
