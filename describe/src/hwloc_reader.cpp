@@ -449,6 +449,31 @@ void check_sets(const std::string& path) {
   }
   for (const pugi::xpath_node& found : doc.select_nodes("//object")) {
     const pugi::xml_node object = found.node();
+    const std::string_view type = object.attribute("type").as_string();
+    if (type == "PU" || type == "NUMANode") {
+      // hwloc indexes sets by a PU's or NUMA node's os_index: without one it takes
+      // HWLOC_UNKNOWN_INDEX (2^32 - 1) and sizes a 512 MB set (2 s and 580 MB of memory for
+      // one such PU; found by fuzzing, as a 7.5 s input). lstopo writes a decimal os_index on
+      // every PU and NUMA node; Linux numbers at most 8192 CPUs (NR_CPUS), so 2^20 is ample.
+      const pugi::xml_attribute index = object.attribute("os_index");
+      const std::string_view digits = index.value();
+      constexpr std::size_t kMaxDigits = 7; // 1048575
+      const bool number = !digits.empty() && digits.size() <= kMaxDigits &&
+                          digits.find_first_not_of("0123456789") == std::string_view::npos &&
+                          std::stoul(std::string(digits)) < (1UL << 20);
+      if (!number) {
+        const SourceEnd at = position_of(
+            s, index ? attribute_offset(s, start_of(object), "os_index") : start_of(object));
+        throw core::LogParseError(
+            {path, at.line, at.column},
+            index ? fmt::format("object {} has os_index=\"{}\", not a number below 1048576 "
+                                "(hwloc sizes its sets by it)",
+                                type, digits.substr(0, 40))
+                  : fmt::format("object {} has no os_index (lstopo writes one; hwloc would "
+                                "number it 4294967295 and size its sets by that)",
+                                type));
+      }
+    }
     for (const auto& [set, complete] :
          {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
       if (object.attribute(set) && !object.attribute(complete)) {

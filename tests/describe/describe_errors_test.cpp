@@ -113,6 +113,35 @@ TEST_CASE("lstopo XML: a set not in hwloc's syntax is refused at its attribute",
         std::string::npos);
 }
 
+TEST_CASE("lstopo XML: a PU or NUMA node without a usable os_index is refused",
+          "[describe][errors]") {
+  // hwloc numbers such an object 2^32 - 1 and sizes a 512 MB set by it (found by fuzzing: a
+  // 27 KB file took 7.5 s).
+  const std::string real = text_of(data("2s-xeon-x58-mlx4-ib.hwloc-test.lstopo.xml"));
+  const std::string pu = "<object type=\"PU\" os_index=\"19\"";
+  REQUIRE(real.find(pu) != std::string::npos);
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = real;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  CHECK(xml_error(with(pu, "<object type=\"PU\"")) ==
+        "bad_node.xml:173:15: error: object PU has no os_index (lstopo writes one; hwloc would "
+        "number it 4294967295 and size its sets by that)");
+  CHECK(xml_error(with(pu, "<object type=\"PU\" os_index=\"4294967294\"")) ==
+        "bad_node.xml:173:33: error: object PU has os_index=\"4294967294\", not a number below "
+        "1048576 (hwloc sizes its sets by it)");
+  CHECK(xml_error(with(pu, "<object type=\"PU\" os_index=\"-1\"")).find("os_index=\"-1\"") !=
+        std::string::npos);
+  const std::string numa = "<object type=\"NUMANode\" os_index=\"0\"";
+  REQUIRE(real.find(numa) != std::string::npos);
+  CHECK(
+      xml_error(with(numa, "<object type=\"NUMANode\"")).find("object NUMANode has no os_index") !=
+      std::string::npos);
+  // The largest index allowed still reads.
+  CHECK(xml_error(with(pu, "<object type=\"PU\" os_index=\"1048575\"")) == "no error");
+}
+
 TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][errors]") {
   const std::string real = text_of(data("dgx1-v100-4xmlx5.nvidia-smi-topo.txt"));
   CHECK(
