@@ -10,6 +10,9 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+
+#include <unistd.h>
 
 namespace {
 
@@ -41,7 +44,8 @@ struct TempFile {
 };
 
 std::string xml_error(const std::string& body) {
-  const TempFile f("bad_node.xml", body);
+  // ctest runs each test case in a process of its own, at once under -j: one file per process.
+  const TempFile f(std::to_string(::getpid()) + "_bad_node.xml", body);
   try {
     (void)describe::read_lstopo_xml(f.path);
   } catch (const core::LogParseError& e) {
