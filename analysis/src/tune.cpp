@@ -9,6 +9,7 @@
 #include "collsim/analysis/imbalance.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/core/layout.hpp"
+#include "collsim/stacks/nccl_env.hpp"
 
 #include "collsim/analysis/ompi_defaults.hpp"
 #include "collsim/core/errors.hpp"
@@ -273,7 +274,9 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   const stacks::Stack* stack = scenario.stack.empty() ? nullptr : &stacks().find(scenario.stack);
   // NCCL's candidates are compared with NCCL's own choice, and only where NCCL can run them.
   const bool nccl = options.candidates.library == "nccl";
-  table.default_model = nccl ? "NCCL 2.30.7" : "Open MPI 4.1";
+  table.default_model =
+      nccl ? "NCCL " + algorithms::nccl::release_name(stacks::parse_nccl_release(scenario.nccl))
+           : "Open MPI 4.1";
   std::map<std::uint32_t, NcclModelInputs> nccl_in;
   if (nccl) {
     for (std::uint32_t p : ranks) {

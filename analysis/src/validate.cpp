@@ -77,8 +77,8 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p,
   return std::nullopt;
 }
 
-/// The scenario's NCCL settings with a log's variables on top, and the variables NCCL's model
-/// reads from them as "NCCL_ALGO=Ring, NCCL_PROTO=Simple".
+/// The scenario's NCCL settings with a log's variables and NCCL release on top, and what NCCL's
+/// model reads from them as "NCCL_ALGO=Ring, NCCL_PROTO=Simple, NCCL 2.19.3".
 struct LogNccl {
   core::NcclSpec spec;
   std::string note;
@@ -112,6 +112,13 @@ LogNccl with_log_env(const core::NcclSpec& scenario, const MeasuredPoint& p) {
     if (std::find(ignored.begin(), ignored.end(), name) == ignored.end()) {
       read.push_back(name + "=" + value);
     }
+  }
+  // The release that ran: its tuning model makes the choice (a version collsim cannot read, such
+  // as a future major, keeps the scenario's).
+  if (const auto code = algorithms::nccl::parse_release(p.nccl_version)) {
+    out.spec.version = algorithms::nccl::release_name(*code);
+    out.spec.version_pos = core::SourcePos{p.file, 0, 0};
+    read.push_back("NCCL " + out.spec.version);
   }
   out.note = fmt::format("{}", fmt::join(read, ", "));
   return out;
@@ -183,10 +190,15 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
 
   // The NCCL settings of each point: the scenario's, with the variables its log shows the run set
   // on top (one spec per distinct set; a bad value fails here, at its place in the log).
-  std::map<std::map<std::string, std::string>, LogNccl> log_nccl;
+  using LogNcclKey = std::pair<std::map<std::string, std::string>, std::string>;
+  std::map<LogNcclKey, LogNccl> log_nccl;
+  const auto log_nccl_key = [](const MeasuredPoint& p) {
+    return LogNcclKey{p.nccl_env, p.nccl_version};
+  };
   for (const MeasuredPoint& p : points) {
-    if (p.library == Library::nccl && !p.nccl_env.empty() && !log_nccl.contains(p.nccl_env)) {
-      log_nccl.emplace(p.nccl_env, with_log_env(scenario.nccl, p));
+    const bool from_log = !p.nccl_env.empty() || !p.nccl_version.empty();
+    if (p.library == Library::nccl && from_log && !log_nccl.contains(log_nccl_key(p))) {
+      log_nccl.emplace(log_nccl_key(p), with_log_env(scenario.nccl, p));
     }
   }
   // The stack of each point: the scenario's (or --stack) where one is named, else the one its log
@@ -247,7 +259,8 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     std::optional<NcclChoice> nccl;
     const LogNccl* from_log = nullptr;
     if (p.library == Library::nccl) {
-      from_log = p.nccl_env.empty() ? nullptr : &log_nccl.at(p.nccl_env);
+      const auto it = log_nccl.find(log_nccl_key(p));
+      from_log = it == log_nccl.end() ? nullptr : &it->second;
       nccl = nccl_default(p.collective, p.ranks, p.bytes,
                           nccl_inputs(scenario.topology, from_log ? from_log->spec : scenario.nccl,
                                       *topo, p.ranks));

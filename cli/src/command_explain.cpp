@@ -167,7 +167,8 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
   }
   // As validate's library_default names it (analysis/src/validate.cpp).
   analysis::LibraryChoice c;
-  c.library = "NCCL 2.30.7 tuning model";
+  c.library =
+      fmt::format("NCCL {} tuning model", algorithms::nccl::release_name(out.nccl->release));
   c.algorithm = out.nccl->algorithm;
   c.params = out.nccl->params;
   if (out.nccl->modelled) {
@@ -354,12 +355,14 @@ void add_explain(CLI::App& app) {
   cmd->add_option("--ranks", a->ranks, "Number of ranks")->required();
   cmd->add_option("--bytes", a->bytes, "Message size S, nccl-tests' convention (8B, 64KiB, 1MiB)")
       ->required();
-  cmd->add_option("--library", a->library,
-                  "ompi (Open MPI 4.1 coll/tuned), ompi5 (Open MPI 5.0: coll/han across nodes), "
-                  "nccl (NCCL 2.30's tuning model), ucc (UCC 1.1 tl/ucp), hcoll (HPC-X's HCOLL), "
-                  "mpich (MPICH 4 ch4), "
-                  "both (nccl and ompi), or auto: the --stack's library, else nccl when the ranks "
-                  "are on GPUs (except barrier), else ompi")
+  cmd->add_option(
+         "--library", a->library,
+         "ompi (Open MPI 4.1 coll/tuned), ompi5 (Open MPI 5.0: coll/han across nodes), "
+         "nccl (NCCL's tuning model: 2.30.7, or the scenario's nccl.version), ucc (UCC 1.1 "
+         "tl/ucp), hcoll (HPC-X's HCOLL), "
+         "mpich (MPICH 4 ch4), "
+         "both (nccl and ompi), or auto: the --stack's library, else nccl when the ranks "
+         "are on GPUs (except barrier), else ompi")
       ->capture_default_str();
   cmd->add_option("--engine", a->engine, "Engine: loggp or simgrid")->capture_default_str();
   cmd->add_option("--commutative", a->commutative,

@@ -3,6 +3,7 @@
 
 #include "scenario_loader_parts.hpp"
 
+#include "collsim/algorithms/nccl_release.hpp"
 #include "collsim/io/percent.hpp"
 
 #include <cmath>
@@ -104,6 +105,14 @@ core::NcclSpec Loader::nccl(const Located& at, core::NcclSpec out) const {
       out.group_launch = seconds(f.value);
     } else if (f.key == "env") {
       nccl_env(f.value, out);
+    } else if (f.key == "version") {
+      out.version = scalar(f.value, "an NCCL release such as 2.19.3");
+      out.version_pos = f.value.pos;
+      if (!algorithms::nccl::parse_release(out.version)) {
+        fail(f.value, fmt::format("'{}' is not an NCCL release (expected 2.MINOR.PATCH such as "
+                                  "2.19.3, or a version code such as 21903)",
+                                  out.version));
+      }
     } else {
       core::NcclProtocolSpec& p = f.key == "ll"      ? out.ll
                                   : f.key == "ll128" ? out.ll128

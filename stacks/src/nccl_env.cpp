@@ -115,6 +115,24 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
   return env;
 }
 
+algorithms::nccl::ReleaseCode parse_nccl_release(const core::NcclSpec& spec) {
+  if (spec.version.empty()) {
+    return algorithms::nccl::kNewestModelled;
+  }
+  const auto code = algorithms::nccl::parse_release(spec.version);
+  if (code) {
+    return *code;
+  }
+  const std::string msg = fmt::format(
+      "'{}' is not an NCCL release (expected 2.MINOR.PATCH such as 2.19.3, or a version code "
+      "such as 21903)",
+      spec.version);
+  if (spec.version_pos.file.empty()) {
+    throw core::UsageError("nccl.version: " + msg);
+  }
+  throw core::ScenarioError(spec.version_pos, "nccl.version", msg);
+}
+
 std::vector<std::string> ignored_nccl_env(const core::NcclSpec& spec) {
   return detail::unread(spec.env, kRead);
 }

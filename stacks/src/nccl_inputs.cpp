@@ -21,6 +21,7 @@
 #include "collsim/stacks/nccl_model.hpp"
 
 #include "nccl_model_constants.hpp"
+#include "nccl_release_tables.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/scenario.hpp"
@@ -46,10 +47,10 @@ using core::CollectiveKind;
 // ---- from the collsim topology -----------------------------------------------------------------
 
 /// NCCL's bandwidth of one collsim link (GB/s).
-double ncclbw(const core::Link& l, std::uint32_t cc) {
+double ncclbw(const core::Link& l, std::uint32_t cc, ReleaseCode release) {
   const double gbs = l.bandwidth.gbps();
   switch (l.kind) {
-  case core::LinkKind::nvlink: return gbs * nvlink_scale(cc);
+  case core::LinkKind::nvlink: return gbs * search_nvlink_scale(release, cc);
   case core::LinkKind::pcie: return gbs * kPciScale;
   default: return gbs;
   }
@@ -116,6 +117,7 @@ std::pair<std::uint32_t, std::string> infer_cc(double nvlink_gbs, bool sharp) {
 
 /// What the channel search needs to know about one node.
 struct SearchNode {
+  ReleaseCode release = algorithms::nccl::kNewestModelled;
   std::uint32_t cc = 80;
   std::uint32_t gpus = 1;   // ngpus of the node
   double intra_total = 0.0; // totalBw: max(NVLink sum, PCI) of a GPU
@@ -154,8 +156,8 @@ std::uint32_t capacity(const SearchNode& n, double s, std::uint32_t max_channels
 
 /// ncclTopoCompute for the ring (and, with pass 2's bwIntra raise, the tree) pattern.
 NcclGraph search(const SearchNode& n, bool tree) {
-  constexpr std::uint32_t kGraphMaxChannels = kMaxChannels / 2; // ring/tree graphs
-  const std::span<const double> speeds = speed_array(n.cc, n.inter);
+  const std::uint32_t graph_max = max_channels(n.release) / 2; // ring/tree graphs (MAXCHANNELS/2)
+  const std::span<const double> speeds = speed_array(n.release, n.cc, n.inter);
   const double max_bw = n.inter ? n.net : (n.gpus == 1 ? kLocBw : n.intra_max);
   const double total_bw = n.gpus == 1 ? kLocBw : n.intra_total;
   std::size_t i = 0;
@@ -167,7 +169,7 @@ NcclGraph search(const SearchNode& n, bool tree) {
   std::uint32_t best_ch = 0;
   double best_s = 0.0;
   for (;;) {
-    const std::uint32_t ch = capacity(n, speeds[i], kGraphMaxChannels);
+    const std::uint32_t ch = capacity(n, speeds[i], graph_max);
     if (ch > 0 && ch * speeds[i] > best_ch * best_s + 1e-9) {
       best_ch = ch;
       best_s = speeds[i];
@@ -192,9 +194,9 @@ NcclGraph search(const SearchNode& n, bool tree) {
   g.channels = best_ch;
   g.bw_intra = g.bw_inter = best_s;
   // ncclTopoDupChannels: double the channels at half the bandwidth when bwIntra >= 25, except on
-  // sm90+ with bwIntra < 50 and more than 4 channels.
-  if (g.bw_intra >= 25.0 && !(n.cc > 80 && g.bw_intra < 50.0 && g.channels > 4)) {
-    const std::uint32_t dup = std::min(g.channels * 2, kGraphMaxChannels);
+  // sm90+ with bwIntra < 50 and more than 4 channels (older releases: dup_channels).
+  if (dup_channels(n.release, n.cc, g.bw_intra, g.channels)) {
+    const std::uint32_t dup = std::min(g.channels * 2, graph_max);
     const std::uint32_t div = (dup + g.channels - 1) / g.channels;
     g.bw_intra /= div;
     g.bw_inter /= div;
@@ -209,7 +211,7 @@ NcclGraph search(const SearchNode& n, bool tree) {
   while (j > 0) {
     const double s = speeds[j - 1];
     if (!tree) {
-      if (capacity(n, s, kGraphMaxChannels) < g.channels) {
+      if (capacity(n, s, graph_max) < g.channels) {
         break;
       }
       g.bw_intra = g.bw_inter = s;
@@ -240,7 +242,7 @@ std::uint32_t count_nodes(const core::Topology& t, std::uint32_t ranks,
 
 } // namespace
 
-NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
+NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release) {
   if (ranks == 0 || ranks > t.rank_count()) {
     throw core::UsageError(fmt::format("NCCL's model needs 1 to {} ranks on this topology, got {}",
                                        t.rank_count(), ranks));
@@ -248,7 +250,9 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
   NcclModelInputs in;
   in.ranks = ranks;
   in.nodes = count_nodes(t, ranks, in.local_ranks);
+  in.release = release;
   SearchNode node;
+  node.release = release;
   node.inter = in.nodes > 1;
   NcclPath nic_path = NcclPath::pix; // GPU -> NIC; single node: the search's minTypeInter
   node.gpus = in.local_ranks;
@@ -284,10 +288,10 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
     in.compute_capability = cc;
     in.compute_capability_from = why;
     in.nvlink = nvlink_rate > 0.0;
-    in.gpu_nvlink_bw = nvlink_rate * nvlink_scale(cc);
+    in.gpu_nvlink_bw = nvlink_rate * search_nvlink_scale(release, cc);
     node.intra_total = std::max(in.gpu_nvlink_bw, in.gpu_pci_bw);
-    node.intra_max = in.nvlink ? nvlink_widest * nvlink_scale(cc) : in.gpu_pci_bw;
-    in.nvls_support = sharp && cc >= 90 && in.local_ranks > 2;
+    node.intra_max = in.nvlink ? nvlink_widest * search_nvlink_scale(release, cc) : in.gpu_pci_bw;
+    in.nvls_support = sharp && cc >= 90 && nvls_on_node(release, in.nodes, in.local_ranks);
     // NICs of node 0's ranks, and the path of rank 0 to its NIC and into the network.
     std::set<core::DeviceId> nics;
     for (core::Rank r = 0; r < ranks; ++r) {
@@ -303,7 +307,7 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
         const std::vector<core::LinkId> path = t.route_between(d0, nic);
         double bw = std::numeric_limits<double>::infinity();
         for (const core::LinkId id : path) {
-          bw = std::min(bw, ncclbw(t.links()[id], cc));
+          bw = std::min(bw, ncclbw(t.links()[id], cc, release));
         }
         for (const core::LinkId id : t.out_links(nic)) {
           if (t.devices()[t.links()[id].to].node == core::kNetworkNode) {
@@ -355,7 +359,7 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
   if (in.nvls_support) {
     // NVLS graphs have one head GPU per channel (maxChannels = min(NCCL_MAX_NVLS_ARITY, ngpus)),
     // all of them on one node; across nodes each head needs a NIC. No channel duplication.
-    const std::span<const double> speeds = speed_array(node.cc, node.inter);
+    const std::span<const double> speeds = speed_array(release, node.cc, node.inter);
     NcclGraph g;
     g.channels = std::min(kMaxNvlsArity, node.gpus);
     if (node.inter) {
@@ -385,16 +389,45 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks) {
   // connect.cc: comm->nChannels = min(ring, tree) channels, duplicated; CollNet adds half when
   // enabled and the node is faster inside than out; sm90+ across nodes doubles again ("4 compute
   // channels per search channel") when the ring's bwIntra exceeds 45 GB/s.
-  std::uint32_t nc = std::min(kMaxChannels, 2 * std::min(in.ring.channels, in.tree.channels));
+  std::uint32_t nc =
+      std::min(max_channels(release), 2 * std::min(in.ring.channels, in.tree.channels));
   in.comm_channels = nc;
-  in.nvls_channels = in.nvls_support ? kNvlsChannels : 0;
   in.tree_pattern_tree = false;
+  in.nvls_channels = nvls_channels(in);
   return in;
 }
 
+std::uint32_t nvls_channels(const NcclModelInputs& in) {
+  const ReleaseCode r = in.release;
+  if (!in.nvls_support) {
+    return 0;
+  }
+  if (in.compute_capability < 100 || r < 22501) {
+    return kNvlsChannels; // NVLS_NCHANNELS_SM90 (16), every release before 2.25.1
+  }
+  if (r < 22703) {
+    return 32; // NVLS_NCHANNELS_SM100 (2.25.1)
+  }
+  if (in.nodes == 1) {
+    return 24; // NVLS_NCHANNELS_SM100_NVL (2.27.3)
+  }
+  if (r < 23003) {
+    return 32;
+  }
+  // ncclNvlsTreeSm100Tuning (2.30.3), by the slowest NIC (minNetBw, GB/s) and GPUs per node.
+  const double nic = in.net_bw + 1e-9;
+  if (in.nodes == 2 && nic >= 48.0) {
+    return 32;
+  }
+  if (nic >= 96.0) {
+    return in.local_ranks <= 8 ? 24 : 32;
+  }
+  return nic >= 48.0 ? 24 : 32;
+}
+
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
-                            std::uint32_t ranks) {
-  NcclModelInputs in = nccl_inputs(topology, ranks);
+                            std::uint32_t ranks, ReleaseCode release) {
+  NcclModelInputs in = nccl_inputs(topology, ranks, release);
   if (spec.kind == "system") {
     const std::string& s = spec.system.node.cpu.inter_socket;
     in.cpu = s == "infinity_fabric" ? NcclCpu::amd : s == "upi" ? NcclCpu::intel : NcclCpu::other;
@@ -404,7 +437,7 @@ NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology
 
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::NcclSpec& nccl,
                             const core::Topology& topology, std::uint32_t ranks) {
-  NcclModelInputs in = nccl_inputs(spec, topology, ranks);
+  NcclModelInputs in = nccl_inputs(spec, topology, ranks, parse_nccl_release(nccl));
   if (in.nodes > 1) {
     // search.cc: a graph that leaves the node takes its NIC's latency (net->net.latency, what the
     // plugin reports) as latencyInter; one node's graphs use no NIC and keep 0.

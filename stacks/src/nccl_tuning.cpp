@@ -19,7 +19,9 @@
 
 #include "collsim/stacks/nccl_model.hpp"
 
+#include "nccl_cost_model.hpp"
 #include "nccl_model_constants.hpp"
+#include "nccl_release_tables.hpp"
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/scenario.hpp"
@@ -46,32 +48,23 @@ using core::CollectiveKind;
 
 /// The comm->nChannels adjustments that depend on enable flags set after nccl_inputs.
 std::uint32_t nccl_comm_channels(const NcclModelInputs& in) {
+  const ReleaseCode r = in.release;
   std::uint32_t nc = in.comm_channels;
   if (in.collnet_enable && in.collnet_support &&
       in.collnet_chain.bw_intra > in.collnet_chain.bw_inter && in.ranks > in.nodes) {
-    nc = std::min(kMaxChannels, nc + nc / 2);
+    nc = std::min(max_channels(r), nc + nc / 2);
   }
-  if (in.compute_capability >= 90 && in.nodes > 1 && in.ring.bw_intra > 45.0 &&
-      2 * nc <= kMaxChannels) {
+  // connect.cc, "4 compute channels per search channel to reach peak BW on <8 PPN": from 2.18.1
+  // on sm90 while 2 nc fit MAXCHANNELS, from 2.20.3 while nc < 16, from 2.25.1 on sm90 and later.
+  const bool arch = r >= 22501 ? in.compute_capability >= 90 : in.compute_capability == 90;
+  const bool room = r >= 22003 ? nc < 16 : 2 * nc <= max_channels(r);
+  if (r >= 21801 && arch && in.nodes > 1 && in.ring.bw_intra > 45.0 && room) {
     nc *= 2;
   }
   return nc;
 }
 
 namespace {
-
-const NcclGraph& graph_of(const NcclModelInputs& in, Algo a) {
-  switch (a) {
-  case Algo::tree: return in.tree;
-  case Algo::collnet_direct: return in.collnet_direct;
-  case Algo::collnet_chain: return in.collnet_chain;
-  case Algo::nvls:
-  case Algo::nvls_tree: return in.nvls;
-  case Algo::ring:
-  case Algo::pat: return in.ring; // PAT searches no graph of its own: the ring's channels
-  }
-  return in.ring;
-}
 
 std::vector<Algo> legal_algos(CollectiveKind c) {
   switch (c) {
@@ -93,212 +86,6 @@ std::vector<Proto> protocols(Algo a) {
     return {Proto::ll, Proto::ll128, Proto::simple};
   }
   return {Proto::simple};
-}
-
-/// One entry of comm->bandwidths / comm->latencies (3.3, 3.4), with the enable rules of
-/// ncclTopoTuneModel and updateCollCostTable; `disabled` says why bandwidth is 0.
-NcclCost model_entry(CollectiveKind c, Algo a, Proto p, const NcclModelInputs& in) {
-  NcclCost e;
-  e.algo = a;
-  e.proto = p;
-  const std::uint32_t n = in.ranks;
-  const std::uint32_t nodes = in.nodes;
-  const double ppn = static_cast<double>(n) / nodes;
-  const std::uint32_t ippn = n / nodes;
-  const std::size_t cci = cc_index(in.compute_capability);
-  const std::size_t idx2 = nodes <= 2 ? nodes - 1 : 2;
-  const std::size_t idx1 = nodes == 1 ? cci : (in.cpu == NcclCpu::amd ? 1 : 0);
-  const double ll_max_bw = kLlMaxBw[idx1][idx2];
-  const NcclGraph& g = graph_of(in, a);
-  const bool ar = c == CollectiveKind::allreduce;
-  const bool agrs = c == CollectiveKind::allgather || c == CollectiveKind::reduce_scatter;
-  const std::uint32_t nsteps = ar ? 2 * (n - 1) : agrs ? n - 1 : n;
-  const bool collnet = a == Algo::collnet_direct || a == Algo::collnet_chain;
-  const bool nvls = a == Algo::nvls || a == Algo::nvls_tree;
-
-  // updateCollCostTable's skips and ncclTopoTuneModel's disables.
-  if (nvls && !in.nvls_support) {
-    e.disabled = "no NVLS (needs an NVSwitch with NVLink SHARP, sm90+, more than 2 GPUs)";
-  } else if (nvls && !ar && in.local_ranks > kMaxNvlsArity) {
-    e.disabled = "more local ranks than NCCL_MAX_NVLS_ARITY (32)";
-  } else if (a == Algo::nvls_tree && nodes == 1) {
-    e.disabled = "NVLSTree is disabled on a single node";
-  } else if (a == Algo::nvls && nodes > 1 && !(in.collnet_support && in.collnet_enable)) {
-    e.disabled = "multi-node NVLS needs CollNet (SHARP, NCCL_COLLNET_ENABLE=1)";
-  } else if (collnet && !in.collnet_support) {
-    e.disabled = "no CollNet (needs a reducing network switch and more than one node)";
-  } else if (collnet && !in.collnet_enable) {
-    e.disabled = "CollNet is off by default (NCCL_COLLNET_ENABLE=0)";
-  } else if (collnet && in.local_ranks > kMaxDirectArity + 1) {
-    e.disabled = "more than NCCL_MAX_DIRECT_ARITY+1 (8) local ranks";
-  } else if (a == Algo::collnet_direct && !in.nvswitch) {
-    e.disabled = "CollNetDirect needs an NVSwitch";
-  } else if (a == Algo::pat && (nodes != n || in.compute_capability < 60)) {
-    e.disabled = "PAT runs with one GPU per node only";
-  } else if (nvls && g.channels < 2) {
-    e.disabled = "NVLS needs at least 2 channels";
-  }
-  if (!e.disabled.empty()) {
-    e.time_us = -1.0;
-    return e;
-  }
-
-  // Bandwidth (3.3).
-  double bw = (nodes <= 2 || collnet) ? g.bw_intra : g.bw_inter;
-  if (nvls) {
-    double intra = g.bw_intra * kNvlsEfficiency[cci] * (g.channels - 1) / g.channels;
-    intra *= ar ? 2.0 : (ppn - 1) / ppn; // "AllReduce pipelines two operations"
-    const double inter = g.bw_inter * ((nodes <= 2 && a == Algo::nvls_tree) ? 2 : 1);
-    bw = std::min({intra, inter,
-                   a == Algo::nvls_tree ? kPerChMaxNvlsTreeBw[cci][idx2]
-                                        : std::numeric_limits<double>::infinity()});
-  }
-  double bus = g.channels * bw;
-  if (a == Algo::ring && p == Proto::ll) {
-    bus = std::min(ll_max_bw, bus * 0.5);
-  }
-  if (a == Algo::ring && p == Proto::ll128) {
-    bus = std::min(bus * 0.92, g.channels * kPerChMaxRingLl128Bw[cci][idx2]);
-  }
-  if (a == Algo::tree && ar) {
-    bus = std::min(bus * 0.92, g.channels * kPerChMaxTreeBw[cci][idx2]);
-  }
-  if (a == Algo::tree && p == Proto::ll) {
-    bus = std::min(bus / 3.8, ll_max_bw);
-  }
-  if (a == Algo::tree && p == Proto::ll128) {
-    bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                   g.channels * kPerChMaxTreeLl128Bw[cci][idx2]);
-  }
-  if (a == Algo::tree && in.tree_pattern_tree) {
-    bus *= 0.85;
-  }
-  if (a == Algo::pat) {
-    bus *= 0.75;
-  }
-  if (a == Algo::collnet_direct) {
-    if (agrs) {
-      bus = ppn * std::min(g.bw_intra, 0.9 * g.bw_inter);
-    } else {
-      double factor = ppn / g.channels; // GPU:NIC ratio
-      factor -= (factor - 1) / 2;
-      bus /= factor;
-      if (in.compute_capability >= 90) {
-        bus *= 0.85;
-      }
-    }
-  }
-  if ((a == Algo::nvls || a == Algo::collnet_direct) && agrs && nodes > 1 &&
-      in.local_ranks > in.collnet_direct.channels) {
-    // AllGather/ReduceScatter over CollNet need every node's ranks to be heads (1:1 GPU:NIC);
-    // the SHARP plugin is assumed to support iallgather/ireducescatter.
-    e.disabled = "multi-node NVLS/CollNet allgather/reduce_scatter needs a head per local rank";
-    e.time_us = -1.0;
-    return e;
-  }
-  if (!(a != Algo::ring && agrs)) {
-    bus *= (a == Algo::ring || nvls) ? static_cast<double>(n) / nsteps : 0.5;
-  }
-  e.bandwidth = bus;
-
-  // Latency (3.4).
-  const Hw intra_hw = g.type_intra == NcclPath::nvl ? Hw::nvlink : Hw::pci;
-  double lat = algorithms::nccl::base_latency_us(a, p);
-  double intra_lat = algorithms::nccl::hw_latency_us(intra_hw, a, p);
-  double inter_lat = (ppn == 1.0 ? algorithms::nccl::hw_latency_us(Hw::net, Algo::tree, p)
-                                 : algorithms::nccl::hw_latency_us(Hw::net, a, p)) +
-                     g.latency_inter;
-  if (p == Proto::simple) {
-    inter_lat += g.latency_inter; // flush
-  }
-  switch (a) {
-  case Algo::ring:
-    if (c == CollectiveKind::reduce || c == CollectiveKind::bcast) {
-      const Hw hw = nodes == 1 ? intra_hw : Hw::net;
-      double step = algorithms::nccl::hw_latency_us(hw, Algo::ring, p);
-      if (g.same_channels) {
-        lat += step;
-      } else {
-        if (p == Proto::simple) {
-          step = algorithms::nccl::hw_latency_us(hw, Algo::tree, p);
-        }
-        lat += nsteps * step;
-      }
-    } else {
-      double overhead = 0.0;
-      if (nodes > 1) {
-        overhead = net_overhead_us(in.cpu) * (p == Proto::simple ? 3 : 1);
-      }
-      intra_lat = std::max(intra_lat, overhead);
-      const std::uint32_t inter_steps = nodes == 1 ? 0 : ar ? 2 * (nodes - 1) : nodes - 1;
-      lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
-    }
-    break;
-  case Algo::tree:
-    if (ar) {
-      lat += 2 * ((ippn - 1) * intra_lat + log2i(nodes) * inter_lat);
-    }
-    break;
-  case Algo::collnet_direct:
-    lat += 2 * (std::min<std::uint32_t>(1, ippn - 1) * intra_lat + (ippn - 1) * 0.4) + inter_lat;
-    break;
-  case Algo::collnet_chain: lat += 2 * (ippn - 1) * intra_lat + inter_lat; break;
-  case Algo::nvls:
-    lat = intra_lat;
-    if (nodes > 1) {
-      lat += inter_lat;
-    }
-    break;
-  case Algo::nvls_tree: lat += intra_lat + 2 * log2i(nodes) * inter_lat; break;
-  case Algo::pat:
-    if (agrs) {
-      lat += log2i(nodes) * (inter_lat / 3.5) + n * 2.8;
-    }
-    break;
-  }
-  e.latency_us = lat;
-
-  // Protocol enables: LL128 by default only on NVLink-class paths (2.4).
-  if (p == Proto::ll128) {
-    bool on =
-        in.compute_capability >= 90 ? g.type_inter <= NcclPath::pxn : g.type_inter <= NcclPath::pxb;
-    on = on && g.type_intra <= NcclPath::nvb && in.compute_capability >= 70;
-    if (!on) {
-      e.disabled = "LL128 is off by default on this path (needs NVLink inside the node and a "
-                   "PCIe-switch path to the NIC)";
-      e.bandwidth = 0.0;
-      e.time_us = -1.0;
-    }
-  }
-  return e;
-}
-
-/// ncclTopoGetAlgoTime for one entry at `bytes` (numPipeOps = 1).
-void price(NcclCost& e, CollectiveKind c, std::uint64_t bytes, const NcclModelInputs& in,
-           std::uint32_t nc) {
-  if (!e.disabled.empty() || e.bandwidth <= 0.0) {
-    e.time_us = -1.0;
-    return;
-  }
-  double bw = e.bandwidth;
-  double lat = e.latency_us;
-  const std::uint32_t log_size = log2i(bytes >> 6);
-  const std::size_t pi = proto_index(e.proto);
-  const bool ar = c == CollectiveKind::allreduce;
-  if (e.algo == Algo::tree && ar && log_size < 23) {
-    bw *= kTreeCorrection[pi][log_size];
-  }
-  if (e.algo == Algo::nvls_tree && ar && log_size < 24 && in.compute_capability >= 100 &&
-      in.cpu != NcclCpu::other) {
-    bw *= kTreeCorrection[pi][log_size];
-  }
-  if (e.algo == Algo::ring && e.proto == Proto::simple && in.nodes > 1 && ar &&
-      bytes / (static_cast<std::uint64_t>(nc) * in.ranks) >= 64) {
-    lat *= in.compute_capability < 80 ? 1.9 : 1.4; // "Plateau effect of ring"
-  }
-  e.bandwidth = bw;
-  e.latency_us = lat;
-  e.time_us = lat + static_cast<double>(bytes) / (1000.0 * bw);
 }
 
 std::string_view proto_param(Proto p) {
@@ -354,8 +141,8 @@ void tune_channels(NcclChoice& out, const NcclModelInputs& in, std::uint32_t nc_
     }
   }
   nt = std::max(nt, 3 * kWarp);
-  if (a == Algo::tree || a == Algo::pat) {
-    nt = kMaxThreads; // "Tree now uses all threads always"
+  if ((a == Algo::tree && in.release >= 22203) || a == Algo::pat) {
+    nt = kMaxThreads; // "Tree now uses all threads always" (2.22.3)
   }
   if (in.env.min_channels > 0) {
     nc = std::max(nc, in.env.min_channels); // NCCL_MIN_NCHANNELS
@@ -363,7 +150,7 @@ void tune_channels(NcclChoice& out, const NcclModelInputs& in, std::uint32_t nc_
   if (in.env.max_channels > 0) {
     nc = std::min(nc, in.env.max_channels); // NCCL_MAX_NCHANNELS
   }
-  out.channels = std::clamp<std::uint32_t>(nc, 1, kMaxChannels);
+  out.channels = std::clamp<std::uint32_t>(nc, 1, max_channels(in.release));
   out.threads = nt;
 }
 
@@ -409,6 +196,7 @@ std::optional<NcclChoice> nccl_default(CollectiveKind collective, std::uint32_t 
   NcclChoice out;
   out.collective = collective;
   out.ranks = ranks;
+  out.release = in.release;
   out.bytes = bytes;
   if (collective == CollectiveKind::alltoall || collective == CollectiveKind::gather ||
       collective == CollectiveKind::scatter) {

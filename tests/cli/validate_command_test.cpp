@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -133,7 +134,9 @@ TEST_CASE(
   CHECK(rows.front().at("algorithm") == "nccl_ring");
   CHECK(rows.front().at("params").at("protocol") == "ll");
   CHECK(rows.back().at("params").at("protocol") == "simple");
-  CHECK(rows.back().at("chosen_by").get<std::string>().starts_with("NCCL 2.30.7"));
+  // The log names NCCL 2.19.3 (nccl-library=21903): that release's tuning model chooses.
+  CHECK(rows.back().at("chosen_by").get<std::string>().starts_with("NCCL 2.19.3 tuning model"));
+  CHECK(rows.back().at("chosen_by").get<std::string>().ends_with("with NCCL 2.19.3 from the log"));
 
   const std::string out = std::string(COLLSIM_SOURCE_DIR) + "/build-calibrated-split.yaml";
   const auto o = run_collsim(std::string("calibrate --scenario dgx-a100 --log ") + kA100Log +
@@ -387,8 +390,10 @@ TEST_CASE("collsim validate follows the NCCL variables a log's run set, as a sce
   for (std::size_t i = 0; i < rows.size(); ++i) {
     INFO("row " << i);
     CHECK(rows[i].at("params").at("protocol") == "simple");
-    CHECK(rows[i].at("chosen_by").get<std::string>().find("with NCCL_PROTO=Simple from the log") !=
-          std::string::npos);
+    CHECK(rows[i]
+              .at("chosen_by")
+              .get<std::string>()
+              .find("with NCCL_PROTO=Simple, NCCL 2.19.3 from the log") != std::string::npos);
     CHECK(rows[i].at("params") == want[i].at("params"));
     CHECK(rows[i].at("predicted_us").get<double>() ==
           Approx(want[i].at("predicted_us").get<double>()).epsilon(1e-9));
@@ -405,6 +410,58 @@ TEST_CASE("collsim validate follows the NCCL variables a log's run set, as a sce
                          "simple, ll, ll128") != std::string::npos);
   std::filesystem::remove(log);
   std::filesystem::remove(bad);
+  std::filesystem::remove(scenario);
+}
+
+TEST_CASE("collsim validate prices a log's rows with the NCCL release the log names, as a "
+          "scenario's nccl.version would",
+          "[cli][validate][nccl_release]") {
+  // The A100 log says nccl-library=21903: NCCL 2.19.3, whose ring LL has a quarter of the bus
+  // bandwidth (2.30.7: half), so at 2 MiB it runs LL128 where 2.30.7 keeps LL.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string tag = std::to_string(getpid());
+  const std::string log = (dir / ("collsim_no_version_a100_" + tag + ".txt")).string();
+  const std::string scenario = (dir / ("collsim_version_a100_" + tag + ".yaml")).string();
+  std::string a100 = slurp(std::string(COLLSIM_SOURCE_DIR) + "/" + kA100Log);
+  const std::string line = "nccl-headers=21903 nccl-library=21903";
+  REQUIRE(a100.find(line) != std::string::npos);
+  a100.replace(a100.find(line), line.size(), "");
+  std::ofstream(log) << a100;
+  std::ofstream(scenario) << "base: dgx-a100\nnccl: {version: 2.19.3}\n";
+
+  const auto rows_of = [](const std::string& args) {
+    const auto o = run_collsim("validate " + args + " --format json");
+    INFO(o.err);
+    REQUIRE(o.code == 0);
+    return nlohmann::json::parse(o.out).at("rows");
+  };
+  const auto named = rows_of(std::string("--scenario dgx-a100 --log ") + kA100Log);
+  const auto unnamed = rows_of("--scenario dgx-a100 --log " + log);
+  const auto pinned = rows_of("--scenario " + scenario + " --log " + log);
+  REQUIRE(named.size() == 25);
+  REQUIRE(unnamed.size() == 25);
+  REQUIRE(pinned.size() == 25);
+  const std::size_t two_mib = 18; // 8 B x 2^18
+  REQUIRE(named[two_mib].at("bytes") == 2097152);
+  CHECK(named[two_mib].at("params").at("protocol") == "ll128");
+  CHECK(named[two_mib].at("chosen_by").get<std::string>().starts_with("NCCL 2.19.3 tuning model"));
+  CHECK(unnamed[two_mib].at("params").at("protocol") == "ll");
+  CHECK(
+      unnamed[two_mib].at("chosen_by").get<std::string>().starts_with("NCCL 2.30.7 tuning model"));
+  for (std::size_t i = 0; i < named.size(); ++i) {
+    INFO("row " << i);
+    CHECK(pinned[i].at("params") == named[i].at("params"));
+    CHECK(pinned[i].at("predicted_us").get<double>() ==
+          Approx(named[i].at("predicted_us").get<double>()).epsilon(1e-9));
+  }
+  // explain names the release whose model chose.
+  const auto ex = run_collsim("explain --scenario " + scenario +
+                              " --ranks 8 --bytes 2097152 --collective allreduce");
+  INFO(ex.err);
+  REQUIRE(ex.code == 0);
+  CHECK(ex.out.find("default: NCCL 2.19.3 tuning model") != std::string::npos);
+  CHECK(ex.out.find("picks Ring/LL128") != std::string::npos);
+  std::filesystem::remove(log);
   std::filesystem::remove(scenario);
 }
 

@@ -97,6 +97,7 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   p.time = core::Seconds{m.time_us * 1e-6};
   p.in_place = m.in_place;
   p.gpus_per_thread = log.runs.at(m.run).gpus_per_thread;
+  p.nccl_version = log.runs.at(m.run).nccl_version;
   p.file = m.file;
   p.line = m.line;
   for (const io::EnvSetting& e : log.runs.at(m.run).env) {

@@ -45,6 +45,9 @@ struct MeasuredPoint {
   /// of the scenario's `nccl.env`.
   std::map<std::string, std::string> nccl_env;
   std::map<std::string, core::SourcePos> nccl_env_pos;
+  /// The NCCL release the log shows its run used (io::LogInfo::nccl_version, "2.19.3"), "" when
+  /// it shows none: its tuning model makes NCCL's choice for the point (NcclSpec::version).
+  std::string nccl_version;
   /// The library stack the log shows the run used (docs/stacks.md; measured_logs.cpp reads it
   /// from the launch command and the MPI library line), "" when it shows none collsim has; and
   /// where its buffers lived ("device" for OSU's -d cuda, else "").

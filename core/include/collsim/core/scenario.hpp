@@ -285,6 +285,11 @@ struct NcclSpec {
   /// slope of nccl-tests' 8 - 128 B allreduce time over -g 4 to 8 on a DGX A100 (16.88, 20.8,
   /// 25.2, 29.5, 33.7 us; NVIDIA/nccl-tests#123), where NCCL's device time grows 1.2 us a GPU.
   Seconds group_launch{4.2e-6};
+  /// The NCCL release the measured runs used ("2.19.3"; "" for the newest release collsim
+  /// models): its tuning model makes NCCL's choice (stacks/nccl_model.hpp, NcclModelInputs::
+  /// release). A log that says which NCCL ran overrides it for its rows.
+  std::string version;
+  SourcePos version_pos; ///< where `version` is written
   NcclProtocolSpec ll;
   NcclProtocolSpec ll128;
   NcclProtocolSpec simple;

@@ -12,6 +12,7 @@
 // change the model (NCCL_DEBUG, NCCL_IB_HCA, ...).
 
 #include "collsim/algorithms/nccl_constants.hpp"
+#include "collsim/algorithms/nccl_release.hpp"
 #include "collsim/core/scenario.hpp"
 
 #include <array>
@@ -43,6 +44,10 @@ struct NcclEnv {
 /// Parses the scenario's `nccl.env`. A bad value throws ScenarioError at its position
 /// (`nccl.env.NCCL_ALGO`), or UsageError when the map did not come from a file.
 NcclEnv parse_nccl_env(const core::NcclSpec& spec);
+
+/// The release of `spec.version` (algorithms/nccl_release.hpp); the newest modelled one when it is
+/// empty. A bad value throws ScenarioError at its position (`nccl.version`), or UsageError.
+algorithms::nccl::ReleaseCode parse_nccl_release(const core::NcclSpec& spec);
 
 /// The variables of `spec.env` that the model does not read.
 std::vector<std::string> ignored_nccl_env(const core::NcclSpec& spec);

@@ -72,21 +72,32 @@ struct NcclModelInputs {
   std::uint32_t comm_channels = 1; ///< comm->nChannels (ring, tree, PAT, CollNet)
   std::uint32_t nvls_channels = 0; ///< comm->nvlsChannels (NCCL_NVLS_NCHANNELS default)
   NcclEnv env;                     ///< NCCL environment variables that constrain the choice
+  /// The NCCL release whose tuning model decides (nccl_release.hpp; scenario `nccl.version` or
+  /// the log's). nccl_inputs applies its channel rules; nccl_default reads its tables and rules.
+  algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled;
   bool operator==(const NcclModelInputs&) const = default;
 };
 
-/// NCCL's model inputs for `ranks` ranks of `topology` (ranks 0..ranks-1, as placed). Throws
-/// core::UsageError when the topology hosts fewer ranks. See docs/library-defaults.md for how each
-/// field is approximated.
-NcclModelInputs nccl_inputs(const core::Topology& topology, std::uint32_t ranks);
+/// NCCL's model inputs for `ranks` ranks of `topology` (ranks 0..ranks-1, as placed), as NCCL
+/// `release`'s topology search finds them (its speed arrays, NVLink constants, MAXCHANNELS and
+/// NVLS rules). Throws core::UsageError when the topology hosts fewer ranks. See
+/// docs/library-defaults.md for how each field is approximated.
+NcclModelInputs
+nccl_inputs(const core::Topology& topology, std::uint32_t ranks,
+            algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled);
 /// As above, also reading what the graph does not keep: the CPU vendor (inter_socket
 /// "infinity_fabric": AMD, "upi": Intel, "xbus": other) of a `system` topology.
-NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
-                            std::uint32_t ranks);
+NcclModelInputs
+nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology, std::uint32_t ranks,
+            algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled);
 
-/// As above, with the scenario's NCCL environment (`nccl.env`) applied (apply_nccl_env).
+/// As above, with the scenario's NCCL settings: its release (`nccl.version`), the plugin's
+/// network latency and its environment (`nccl.env`, apply_nccl_env).
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::NcclSpec& nccl,
                             const core::Topology& topology, std::uint32_t ranks);
+/// comm->nvlsChannels for `in` at in.release (0 without NVLS support; nvls.cc: 16, sm100 32 from
+/// 2.25.1, 24 on one node from 2.27.3, by NIC speed and GPUs per node across nodes from 2.30.3).
+std::uint32_t nvls_channels(const NcclModelInputs& in);
 /// Applies NCCL environment variables to model inputs: NCCL_NVLS_ENABLE=0 removes NVLS support,
 /// NCCL_COLLNET_ENABLE sets collnet_enable, NCCL_MIN/MAX_NCHANNELS bound comm_channels; NCCL_ALGO
 /// and NCCL_PROTO are kept in `env` for nccl_default, which disables the entries they exclude.
@@ -120,6 +131,8 @@ struct NcclChoice {
   /// Every (algorithm, protocol) pair the tuning loop visits for the collective, in NCCL's
   /// order (algorithm index, then LL, LL128, Simple).
   std::vector<NcclCost> table;
+  /// The release whose model chose (NcclModelInputs::release).
+  algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled;
   std::string algorithm;        ///< collsim canonical name ("nccl_ring", "nvls", "linear", ...)
   algorithms::RawParams params; ///< its parameters as users write them (protocol=ll128, ...)
   bool operator==(const NcclChoice&) const = default;
