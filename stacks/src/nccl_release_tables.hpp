@@ -106,16 +106,14 @@ inline std::uint32_t max_channels(ReleaseCode r) {
   return r >= 22501 ? 64 : 32;
 }
 
-/// NCCL's NVLink bandwidth per link over collsim's signalling rate (topo.h): SM80 (and sm90,
-/// which had no constant of its own) 22 GB/s before 2.18.1, then 20; SM90 20.6 from 2.20.3;
+/// NCCL's NVLink bandwidth per link over collsim's signalling rate (topo.h): SM70 and SM80 (and
+/// sm90, which had no constant of its own) 22 GB/s before 2.18.1, then 20; SM90 20.6 from 2.20.3;
 /// SM100 40.0 from 2.25.1 (before, sm90's), 40.1 from 2.27.5.
 inline double search_nvlink_scale(ReleaseCode r, std::uint32_t cc) {
   if (cc >= 100 && r >= 22501) {
     return (r >= 22705 ? 40.1 : 40.0) / 50.0;
   }
-  const double per_link = r < 21801                  ? (cc >= 80 ? 22.0 : 20.0)
-                          : (cc >= 90 && r >= 22003) ? 20.6
-                                                     : 20.0;
+  const double per_link = r < 21801 ? 22.0 : (cc >= 90 && r >= 22003) ? 20.6 : 20.0;
   return per_link / (cc >= 100 ? 50.0 : 25.0);
 }
 

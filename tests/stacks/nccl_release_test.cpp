@@ -206,7 +206,13 @@ TEST_CASE("the search's speed arrays follow the release: 2.26.2's B200 tree grap
   // So 2.26.2 runs NVLSTree at 512 MiB, where the log of such a run (lambda 2 x 8 B200, NCCL
   // 2.26.2) reaches 619 GB/s busbw, more than a tree could.
   CHECK(choose(v226, CollectiveKind::allreduce, 512ULL << 20).algo == Algo::nvls_tree);
-  // NVLink per link: 22 GB/s for sm80 before 2.18.1 (12 links: 264 GB/s), 20 after.
+  // NVLink per link: 22 GB/s for sm70 and sm80 before 2.18.1 (A100's 12 links: 264 GB/s), 20
+  // after.
   CHECK(inputs("dgx-a100", 8, 21701).gpu_nvlink_bw == Approx(264.0));
   CHECK(inputs("dgx-a100", 8, 21801).gpu_nvlink_bw == Approx(240.0));
+  // sm70 too (SM70_NVLINK_BW 22, then 20).
+  const auto v100 = inputs("dgx1-v100", 8, 21605);
+  REQUIRE(v100.compute_capability == 70);
+  CHECK(v100.gpu_nvlink_bw ==
+        Approx(inputs("dgx1-v100", 8, 21801).gpu_nvlink_bw * 22.0 / 20.0));
 }
