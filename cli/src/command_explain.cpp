@@ -190,6 +190,12 @@ Explanation explain(LibraryKind library, const Call& call, const core::Scenario&
   Explanation out;
   out.library = library;
   out.choice = default_choice(library, call, scenario, topo, registry, out);
+  if (scenario.stack.empty() && library != LibraryKind::nccl) {
+    out.stack_note = fmt::format(
+        "priced on collsim's direct data path (no stack named): --stack {} adds the library's "
+        "own (staging, protocols, per-call costs; docs/stacks.md)",
+        stack_of(library));
+  }
 
   struct Candidate {
     const algorithms::AlgorithmInfo* algo;

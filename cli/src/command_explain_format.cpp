@@ -102,6 +102,9 @@ std::string format_table(const Explanation& e, std::size_t top) {
     t += format_nccl(e);
   }
   t += fmt::format("#   collsim runs it as: {}\n", label(def.algorithm, def.params));
+  if (!e.stack_note.empty()) {
+    t += fmt::format("#   {}\n", e.stack_note);
+  }
   t += fmt::format("#   simulated: {:.2f} us, algbw {:.2f} GB/s, busbw {:.2f} GB/s\n", us(def.row),
                    gbps(def.row.algbw), gbps(def.row.busbw));
   t += "#\n";
@@ -246,6 +249,9 @@ nlohmann::json to_json(const Explanation& e, const Call& call, const core::Scena
   }
   if (!call.arrivals.empty()) {
     out["skew"] = call.skew_text;
+  }
+  if (!e.stack_note.empty()) {
+    out["stack_note"] = e.stack_note;
   }
   return out;
 }

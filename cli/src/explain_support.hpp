@@ -32,6 +32,20 @@ inline std::string_view key(LibraryKind l) {
   return "ompi";
 }
 
+/// The stack that runs `l`'s choices on the library's own data path (docs/stacks.md); NCCL's
+/// algorithms carry NCCL's mechanics without one.
+inline std::string_view stack_of(LibraryKind l) {
+  switch (l) {
+  case LibraryKind::nccl: return "nccl";
+  case LibraryKind::ucc: return "openmpi-4.1+ucc";
+  case LibraryKind::hcoll: return "hpcx";
+  case LibraryKind::han: return "openmpi-5.0";
+  case LibraryKind::mpich: return "mpich-4";
+  case LibraryKind::ompi: break;
+  }
+  return "openmpi-4.1";
+}
+
 /// One simulated candidate.
 struct Timed {
   std::string algorithm;
@@ -48,11 +62,14 @@ struct Explanation {
   std::optional<analysis::NcclChoice> nccl;        ///< NCCL's full decision
   std::optional<analysis::NcclModelInputs> inputs; ///< what NCCL's model read
   std::string considered;                          ///< which algorithms competed, in words
-  std::vector<Timed> ranking;                      ///< every accepted candidate, fastest first
-  std::vector<std::string> refused;                ///< "algorithm params: reason"
-  std::size_t default_rank = 0;                    ///< 1-based place of the default
-  double regret_pct = 0.0;                         ///< 100 (t_default - t_best) / t_best
-  double speedup = 1.0;                            ///< t_default / t_best
+  /// Set when an MPI library's choice is priced without a stack (the scenario names none): its
+  /// data path is then collsim's direct one, not the library's (a --stack that adds it).
+  std::string stack_note;
+  std::vector<Timed> ranking;       ///< every accepted candidate, fastest first
+  std::vector<std::string> refused; ///< "algorithm params: reason"
+  std::size_t default_rank = 0;     ///< 1-based place of the default
+  double regret_pct = 0.0;          ///< 100 (t_default - t_best) / t_best
+  double speedup = 1.0;             ///< t_default / t_best
 
   [[nodiscard]] const Timed& fastest() const { return ranking.front(); }
   [[nodiscard]] const Timed& library_default() const { return ranking.at(default_rank - 1); }

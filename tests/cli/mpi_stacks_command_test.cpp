@@ -265,3 +265,23 @@ TEST_CASE("mpich-4 runs ch4's allreduce composition under auto, and explain --li
     CHECK(row.at("params").at("element_bytes") == "1");
   }
 }
+
+TEST_CASE("explain --library names the stack that adds an MPI library's data path when the "
+          "scenario names none",
+          "[cli][stacks][explain]") {
+  // Without a stack UCC's choice runs on collsim's direct data path: 30.8 ms on JUWELS, where
+  // the openmpi-4.1+ucc stack's cuda_ipc streams give 18.4 ms (docs/validation.md).
+  const std::string call =
+      "explain --scenario juwels-booster --collective allreduce --ranks 8 --bytes 1000000000 ";
+  const json bare = run_json(call + "--library ucc --format json");
+  CHECK(bare.at("stack_note").get<std::string>().find("--stack openmpi-4.1+ucc adds") !=
+        std::string::npos);
+  const json stacked = run_json(call + "--library ucc --stack openmpi-4.1+ucc --format json");
+  CHECK_FALSE(stacked.contains("stack_note"));
+  CHECK(stacked.at("library_default").at("time_us").get<double>() <
+        bare.at("library_default").at("time_us").get<double>());
+  CHECK_FALSE(run_json(call + "--library nccl --format json").contains("stack_note"));
+  const json hcoll = run_json("explain --scenario cpu-hdr100-epyc --collective allreduce "
+                              "--ranks 256 --bytes 8B --library hcoll --format json");
+  CHECK(hcoll.at("stack_note").get<std::string>().find("--stack hpcx adds") != std::string::npos);
+}
