@@ -213,6 +213,5 @@ TEST_CASE("the search's speed arrays follow the release: 2.26.2's B200 tree grap
   // sm70 too (SM70_NVLINK_BW 22, then 20).
   const auto v100 = inputs("dgx1-v100", 8, 21605);
   REQUIRE(v100.compute_capability == 70);
-  CHECK(v100.gpu_nvlink_bw ==
-        Approx(inputs("dgx1-v100", 8, 21801).gpu_nvlink_bw * 22.0 / 20.0));
+  CHECK(v100.gpu_nvlink_bw == Approx(inputs("dgx1-v100", 8, 21801).gpu_nvlink_bw * 22.0 / 20.0));
 }
