@@ -71,4 +71,16 @@ std::string release_name(ReleaseCode code) {
   return fmt::format("{}.{}.{}", code / 10000, code / 100 % 100, code % 100);
 }
 
+std::string model_label(ReleaseCode code) {
+  if (code > kNewestModelled) {
+    return fmt::format("NCCL {} tuning model (for {}, newer than collsim models)",
+                       release_name(kNewestModelled), release_name(code));
+  }
+  if (code < kOldestModelled) {
+    return fmt::format("NCCL {} tuning model (for {}, older than collsim models)",
+                       release_name(kOldestModelled), release_name(code));
+  }
+  return fmt::format("NCCL {} tuning model", release_name(code));
+}
+
 } // namespace collsim::algorithms::nccl

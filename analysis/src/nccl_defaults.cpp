@@ -19,7 +19,7 @@ std::optional<LibraryChoice> nccl_library_choice(core::CollectiveKind collective
 LibraryChoice nccl_library_choice(const NcclChoice& nccl) {
   const NcclChoice* choice = &nccl;
   LibraryChoice c;
-  c.library = fmt::format("NCCL {} tuning model", algorithms::nccl::release_name(choice->release));
+  c.library = algorithms::nccl::model_label(choice->release);
   c.algorithm = choice->algorithm;
   c.params = choice->params;
   if (choice->modelled) {

@@ -167,8 +167,7 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
   }
   // As validate's library_default names it (analysis/src/validate.cpp).
   analysis::LibraryChoice c;
-  c.library =
-      fmt::format("NCCL {} tuning model", algorithms::nccl::release_name(out.nccl->release));
+  c.library = algorithms::nccl::model_label(out.nccl->release);
   c.algorithm = out.nccl->algorithm;
   c.params = out.nccl->params;
   if (out.nccl->modelled) {

@@ -64,6 +64,11 @@ TEST_CASE("NCCL releases read as nccl-tests and NCCL print them", "[nccl_release
   }
   CHECK(algorithms::nccl::release_name(21903) == "2.19.3");
   CHECK(algorithms::nccl::release_name(algorithms::nccl::kNewestModelled) == "2.30.7");
+  CHECK(algorithms::nccl::model_label(21903) == "NCCL 2.19.3 tuning model");
+  CHECK(algorithms::nccl::model_label(23100) ==
+        "NCCL 2.30.7 tuning model (for 2.31.0, newer than collsim models)");
+  CHECK(algorithms::nccl::model_label(20708) ==
+        "NCCL 2.12.12 tuning model (for 2.7.8, older than collsim models)");
 
   core::NcclSpec spec;
   CHECK(stacks::parse_nccl_release(spec) == algorithms::nccl::kNewestModelled);

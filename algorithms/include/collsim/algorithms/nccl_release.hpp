@@ -36,4 +36,9 @@ std::optional<ReleaseCode> parse_release(std::string_view text);
 /// "2.19.3" for 21903.
 std::string release_name(ReleaseCode code);
 
+/// How a choice names the model that made it: "NCCL 2.19.3 tuning model"; for a release outside
+/// the modelled ones, the model used and the release asked for ("NCCL 2.30.7 tuning model (for
+/// 2.31.0, newer than collsim models)").
+std::string model_label(ReleaseCode code);
+
 } // namespace collsim::algorithms::nccl
