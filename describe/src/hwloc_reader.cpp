@@ -322,7 +322,9 @@ NodeDescription describe(hwloc_topology_t topo, const std::string& file) {
   for (const auto& [obj, place] : nics) {
     Nic nic;
     const hwloc_obj_t ofed = osdev_child(obj, HWLOC_OBJ_OSDEV_OPENFABRICS);
-    nic.name = ofed != nullptr ? ofed->name : bus_id(obj);
+    // lstopo names every OS device; hwloc imports one without a name with a null name (found by
+    // fuzzing). Such a NIC is known by its bus id, as a NIC without an OpenFabrics device is.
+    nic.name = ofed != nullptr && ofed->name != nullptr ? ofed->name : bus_id(obj);
     nic.pci_bus = bus_id(obj);
     nic.at = place.at;
     nic.infiniband = obj->attr->pcidev.class_id == 0x0207;

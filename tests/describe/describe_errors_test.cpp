@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -144,6 +145,27 @@ TEST_CASE("lstopo XML: a PU or NUMA node without a usable os_index is refused",
       std::string::npos);
   // The largest index allowed still reads.
   CHECK(xml_error(with(pu, "<object type=\"PU\" os_index=\"1048575\"")) == "no error");
+}
+
+TEST_CASE("lstopo XML: an OpenFabrics device without a name leaves its NIC known by bus id",
+          "[describe][errors]") {
+  // hwloc imports an OS device without a name attribute with a null name; the reader built a
+  // std::string from it (found by fuzzing: tests/fuzz/regressions/lstopo/osdev-without-name).
+  const std::string real = text_of(data("2s-xeon-x58-mlx4-ib.hwloc-test.lstopo.xml"));
+  const std::string named = " name=\"mlx4_0\" osdev_type=\"3\"";
+  REQUIRE(real.find(named) != std::string::npos);
+  std::string text = real;
+  text.replace(text.find(named), named.size(), " osdev_type=\"3\"");
+  const auto nic_names = [](const std::string& body) {
+    const TempFile f(std::to_string(::getpid()) + "_osdev_node.xml", body);
+    std::vector<std::string> names;
+    for (const auto& nic : describe::read_lstopo_xml(f.path).nics) {
+      names.push_back(nic.name + " " + nic.pci_bus);
+    }
+    return names;
+  };
+  CHECK(nic_names(real) == std::vector<std::string>{"mlx4_0 0000:05:00.0"});
+  CHECK(nic_names(text) == std::vector<std::string>{"0000:05:00.0 0000:05:00.0"});
 }
 
 TEST_CASE("nvidia-smi topo -m: garbage, truncated and bad cells", "[describe][errors]") {
