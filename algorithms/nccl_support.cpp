@@ -83,6 +83,13 @@ ParamSpec channels_param() {
                    "ring or tree"};
 }
 
+ParamSpec nvls_tree_chunk_param() {
+  return ParamSpec{"max_chunk", 0, 0, std::int64_t{16} << 20,
+                   "NVLS-tree's chunk in bytes before NCCL shrinks it for smaller messages: "
+                   "min(NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE); 0: 128 KiB, 64 KiB from "
+                   "4 nodes (NCCL 2.21.5 and later without the Blackwell tuning)"};
+}
+
 Proto protocol_of(const Request& req) {
   const auto it = req.params.find("protocol");
   return it == req.params.end() ? Proto::simple : static_cast<Proto>(it->second);
@@ -207,9 +214,9 @@ std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {
   const std::uint64_t nch = ctx.channels;
   if (a == Algo::nvls_tree) {
     const std::uint64_t ops = nch * ctx.heads; // concurrentOps
-    chunk = kNvlsChunkBytes;
-    if (ctx.nodes >= 4) {
-      chunk = std::min<std::uint64_t>(chunk, 65536);
+    chunk = ctx.nvls_tree_chunk;
+    if (chunk == 0) {
+      chunk = ctx.nodes >= 4 ? kNvlsTreeManyNodesChunk : kNvlsChunkBytes;
     }
     if (n < 32 * ops * chunk && chunk > 262144) {
       chunk = 262144;
@@ -264,6 +271,9 @@ ChunkContext chunk_context(const Request& req, const detail::NodeLayout& layout)
   ctx.channels = channels_of(req);
   ctx.ranks = req.ranks;
   ctx.nodes = layout.nodes();
+  if (const auto it = req.params.find("max_chunk"); it != req.params.end()) {
+    ctx.nvls_tree_chunk = static_cast<std::uint64_t>(it->second);
+  }
   return ctx;
 }
 

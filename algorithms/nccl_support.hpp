@@ -19,10 +19,9 @@
 
 namespace collsim::algorithms::nccl {
 
-inline constexpr std::uint64_t kSteps = 8;                  ///< NCCL_STEPS
-inline constexpr std::uint32_t kDefaultChannels = 2;        ///< our default `channels`
-inline constexpr std::uint32_t kMaxChannels = 64;           ///< MAXCHANNELS
-inline constexpr std::uint64_t kNvlsChunkBytes = 128 << 10; ///< NCCL_NVLS_CHUNKSIZE default
+inline constexpr std::uint64_t kSteps = 8;           ///< NCCL_STEPS
+inline constexpr std::uint32_t kDefaultChannels = 2; ///< our default `channels`
+inline constexpr std::uint32_t kMaxChannels = 64;    ///< MAXCHANNELS
 
 /// `protocol`: simple (default), ll, ll128.
 ParamSpec protocol_param();
@@ -54,7 +53,12 @@ struct ChunkContext {
   std::uint32_t ranks = 1;    ///< nRanks
   std::uint32_t nodes = 1;    ///< nNodes
   std::uint32_t heads = 1;    ///< NVLS heads per node (NVLS-tree only)
+  /// NVLS-tree's chunk before the size rules shrink it, min(nvlsChunkSize, nvlsTreeMaxChunkSize)
+  /// (the `max_chunk` parameter); 0: NCCL 2.21.5's defaults, 128 KiB, 64 KiB from 4 nodes.
+  std::uint64_t nvls_tree_chunk = 0;
 };
+/// `max_chunk` (nvls_tree): the chunk NCCL starts from before its size rules; 0: the default.
+ParamSpec nvls_tree_chunk_param();
 /// enqueue.cc's chunkSize in payload bytes (section 3.7): stepSize x chunkSteps (chunkSteps = 4 for
 /// ring allreduce/allgather/reduce_scatter with Simple, else 1), halved for LL, x15/16 for LL128,
 /// then the size-dependent shrinking of Tree+LL128, NVLS-tree and PAT.

@@ -190,9 +190,18 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   }
 }
 
+/// The smallest `max_chunk` taken: NCCL's own rules never go below 32 KiB, and much smaller
+/// chunks would cut a large message into more chunks than a schedule can hold.
+constexpr std::int64_t kSmallestChunk = 4 << 10;
+
 std::string refusal(const Request& req) {
   if (nccl::protocol_of(req) != nccl::Proto::simple) {
     return "NCCL runs NVLS-tree with the Simple protocol only";
+  }
+  if (const auto it = req.params.find("max_chunk");
+      it != req.params.end() && it->second > 0 && it->second < kSmallestChunk) {
+    return fmt::format("max_chunk={} is below {} bytes (0 takes NCCL's default chunk)", it->second,
+                       kSmallestChunk);
   }
   const detail::NodeLayout layout = detail::node_layout(req);
   for (std::uint32_t v = 0; v < layout.nodes(); ++v) {
@@ -251,7 +260,7 @@ AlgorithmInfo describe_allreduce_nvls_tree() {
   a.source = "NCCL v2.30 src/device/all_reduce.h (NCCL_ALGO_NVLS_TREE); src/graph/trees.cc; "
              "src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:nvlstree"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::nvls_tree_chunk_param()};
   a.constraints = {"every node needs a reducing NVLink switch (NVLink SHARP)",
                    "at least two nodes (NCCL disables NVLS-tree on one node)",
                    "Simple protocol only"};

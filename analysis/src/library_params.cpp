@@ -73,11 +73,12 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   const algorithms::ParamSpec* channels = spec("channels");
   const bool fill_proto = proto != nullptr && !request.params.contains("protocol");
   const bool fill_channels = channels != nullptr && !request.params.contains("channels");
+  const bool fill_chunk = spec("max_chunk") != nullptr && !request.params.contains("max_chunk");
   // Per-rank counts: NCCL splits each send and receive by its own size (addP2pToPlan), so the
   // generator gets the communicator's bounds rather than one split for the average block.
   const bool fill_peer = p2p && !request.counts.empty() && spec("peer_channels") != nullptr &&
                          !request.params.contains("peer_channels");
-  if (!fill_proto && !fill_channels && !fill_peer) {
+  if (!fill_proto && !fill_channels && !fill_peer && !fill_chunk) {
     return request;
   }
   NcclModelInputs in =
@@ -119,6 +120,12 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
     request.params["channels"] = clamped;
     if (!fill_peer) {
       shown.push_back(fmt::format("channels={}", clamped));
+    }
+  }
+  if (fill_chunk) { // NVLS-tree's starting chunk, where the release or machine changes it
+    if (const auto chunk = stacks::nvls_tree_chunk_param(in)) {
+      request.params["max_chunk"] = static_cast<std::int64_t>(*chunk);
+      shown.push_back(fmt::format("max_chunk={}", *chunk));
     }
   }
   if (fill_proto) {

@@ -18,9 +18,11 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::array<std::string_view, 6> kRead{"NCCL_ALGO",          "NCCL_PROTO",
-                                                "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS",
-                                                "NCCL_NVLS_ENABLE",   "NCCL_COLLNET_ENABLE"};
+constexpr std::array<std::string_view, 8> kRead{
+    "NCCL_ALGO",           "NCCL_PROTO",
+    "NCCL_MIN_NCHANNELS",  "NCCL_MAX_NCHANNELS",
+    "NCCL_NVLS_ENABLE",    "NCCL_COLLNET_ENABLE",
+    "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE"};
 
 std::string lower(std::string_view s) {
   return detail::lower_no_spaces(s);
@@ -76,6 +78,20 @@ std::uint32_t parse_count(const core::NcclSpec& spec, const std::string& var,
   return n;
 }
 
+/// A chunk size in bytes, as NCCL reads its integer parameters (a decimal number); at least 4 KiB
+/// (nvls_tree's smallest `max_chunk`) and at most 16 MiB.
+std::uint64_t parse_chunk(const core::NcclSpec& spec, const std::string& var,
+                          const std::string& value) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || end != value.data() + value.size() || n < (4U << 10) ||
+      n > (16U << 20)) {
+    fail(spec, var,
+         fmt::format("expected a chunk size in bytes from 4096 to 16777216, got '{}'", value));
+  }
+  return n;
+}
+
 bool parse_flag(const core::NcclSpec& spec, const std::string& var, const std::string& value) {
   if (value == "0" || value == "1") {
     return value == "1";
@@ -105,6 +121,10 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
       env.nvls_enable = parse_flag(spec, name, value);
     } else if (name == "NCCL_COLLNET_ENABLE") {
       env.collnet_enable = parse_flag(spec, name, value);
+    } else if (name == "NCCL_NVLS_CHUNKSIZE") {
+      env.nvls_chunk_size = parse_chunk(spec, name, value);
+    } else if (name == "NCCL_NVLSTREE_MAX_CHUNKSIZE") {
+      env.nvls_tree_max_chunk = parse_chunk(spec, name, value);
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {

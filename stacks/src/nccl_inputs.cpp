@@ -394,6 +394,7 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, Releas
   in.comm_channels = nc;
   in.tree_pattern_tree = false;
   in.nvls_channels = nvls_channels(in);
+  in.nvls_tree_chunk = nvls_tree_chunk(in);
   return in;
 }
 
@@ -423,6 +424,38 @@ std::uint32_t nvls_channels(const NcclModelInputs& in) {
     return in.local_ranks <= 8 ? 24 : 32;
   }
   return nic >= 48.0 ? 24 : 32;
+}
+
+std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
+  const ReleaseCode r = in.release;
+  if (!in.nvls_support) {
+    return 0;
+  }
+  const NcclEnv& env = in.env;
+  const bool many_nodes = in.nodes >= 4;
+  constexpr std::uint64_t k64 = 64 << 10;
+  constexpr std::uint64_t k128 = 128 << 10;
+  if (r < 22105) {
+    // enqueue.cc before 2.21.5: the Simple step, buffSizes[SIMPLE] / NCCL_STEPS (4 MiB / 8 on
+    // x86), capped from 2.19.3 at 64 KiB from 4 nodes, and from 2.20.3 at
+    // NCCL_NVLSTREE_MAX_CHUNKSIZE when it is set.
+    constexpr std::uint64_t step = (4U << 20) / 8; // DEFAULT_BUFFSIZE / NCCL_STEPS
+    if (r >= 22003 && env.nvls_tree_max_chunk) {
+      return std::min(step, *env.nvls_tree_max_chunk);
+    }
+    return r >= 21903 && many_nodes ? k64 : step;
+  }
+  // 2.21.5 on: comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE), at most NCCL_NVLSTREE_MAX_CHUNKSIZE
+  // (64 KiB from 4 nodes by default; enqueue.cc, nvls.cc ncclNvlsTuning from 2.30.3).
+  // Not modelled: 2.30.3's ncclNvlsTreeSm100Tuning, which on Blackwell across nodes sets both by
+  // NIC speed, GPUs per node and the GPU-NIC path (64 KiB on 2 x 8 B200 with NDR400 next to
+  // the GPUs). collsim's network proxy (proxy_overhead: 3 us per Simple step on Intel hosts,
+  // NCCL's own NCCL_NET_OVERHEAD x 3) bounds a GPU's 64 KiB chunks at about 22 GB/s, and the
+  // 1 GiB allreduce on 2 x 8 B200 took twice as long (6211 against 3151 us); NVIDIA's choice
+  // says the proxy is faster than that there (docs/library-defaults.md).
+  const std::uint64_t chunk = env.nvls_chunk_size.value_or(k128);
+  const std::uint64_t tree_max = env.nvls_tree_max_chunk.value_or(many_nodes ? k64 : chunk);
+  return std::min(chunk, tree_max);
 }
 
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
@@ -456,6 +489,7 @@ void apply_nccl_env(NcclModelInputs& in, const NcclEnv& env) {
     in.nvls_support = false;
     in.nvls_channels = 0;
   }
+  in.nvls_tree_chunk = nvls_tree_chunk(in);
   if (env.collnet_enable) {
     in.collnet_enable = *env.collnet_enable;
   }

@@ -155,7 +155,7 @@ void tune_channels(NcclChoice& out, const NcclModelInputs& in, std::uint32_t nc_
 }
 
 /// The collsim algorithm (and parameters) that simulates `out`'s NCCL algorithm and protocol.
-void name_algorithm(NcclChoice& out) {
+void name_algorithm(NcclChoice& out, const NcclModelInputs& in) {
   const Algo a = out.algo;
   const Proto p = out.proto;
   const std::string channels = std::to_string(out.channels);
@@ -171,6 +171,9 @@ void name_algorithm(NcclChoice& out) {
   case Algo::nvls_tree:
     out.algorithm = "nvls_tree";
     out.params = {{"protocol", "simple"}, {"channels", channels}};
+    if (const auto chunk = nvls_tree_chunk_param(in)) {
+      out.params["max_chunk"] = std::to_string(*chunk);
+    }
     break;
   case Algo::pat:
     out.algorithm = "pat";
@@ -252,7 +255,7 @@ std::optional<NcclChoice> nccl_default(CollectiveKind collective, std::uint32_t 
   // topoGetAlgoInfo: channels and threads (3.5).
   tune_channels(out, in, nc_comm);
 
-  name_algorithm(out);
+  name_algorithm(out, in);
   return out;
 }
 
@@ -289,8 +292,18 @@ std::optional<NcclChoice> nccl_algorithm_choice(CollectiveKind collective, std::
   }
   out->algo = algo;
   tune_channels(*out, named, nccl_comm_channels(named));
-  name_algorithm(*out);
+  name_algorithm(*out, named);
   return out;
+}
+
+std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in) {
+  // nvls_tree's `max_chunk` of 0 is NCCL 2.21.5's default (algorithms/nccl_support.hpp).
+  const std::uint64_t standard =
+      in.nodes >= 4 ? algorithms::nccl::kNvlsTreeManyNodesChunk : algorithms::nccl::kNvlsChunkBytes;
+  if (in.nvls_tree_chunk == 0 || in.nvls_tree_chunk == standard) {
+    return std::nullopt;
+  }
+  return in.nvls_tree_chunk;
 }
 
 std::string params_text(const algorithms::RawParams& params) {

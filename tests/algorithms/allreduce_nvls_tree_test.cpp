@@ -101,6 +101,31 @@ TEST_CASE("nvls_tree allreduce refuses without reducing node switches, on one no
   algorithms::Request ll = nvls_request(&two, 8, 64);
   ll.params["protocol"] = 1;
   CHECK(reg.refusal(algo, ll) == "NCCL runs NVLS-tree with the Simple protocol only");
+  algorithms::Request tiny = nvls_request(&two, 8, 64);
+  tiny.params["max_chunk"] = 100;
+  CHECK(reg.refusal(algo, tiny) == "max_chunk=100 is below 4096 bytes (0 takes NCCL's default "
+                                   "chunk)");
+}
+
+TEST_CASE("nvls_tree's max_chunk is the chunk NCCL shrinks for smaller messages",
+          "[algorithms][allreduce][nccl][in-network]") {
+  // 2 nodes of 4, 2 channels: concurrentOps = 2 x 4 = 8 (enqueue.cc's size rules). With
+  // max_chunk 512 KiB (NCCL 2.18 to 2.20) a 256 MiB message (not below 32 x 8 x 512 KiB = 128
+  // MiB) keeps 512 KiB chunks; the default, 128 KiB, stays 128 KiB: 4 times the chunks. At 4 MiB
+  // the rules take 512 KiB down to 128 KiB (4 MiB < 16 x 8 x 256 KiB), as the default.
+  const auto reg = algorithms::make_default_registry();
+  const auto& algo = reg.find(core::CollectiveKind::allreduce, "nvls_tree");
+  const core::Topology t = cluster(8, 4, true);
+  const auto sends = [&](std::uint64_t n, std::int64_t max_chunk) {
+    algorithms::Request req = nvls_request(&t, 8, n);
+    req.params["channels"] = 2;
+    req.params["max_chunk"] = max_chunk;
+    REQUIRE(reg.refusal(algo, req).empty());
+    return peers(reg.generate(algo, req), 0).sends.size();
+  };
+  CHECK(sends(256ULL << 20, 0) == 4 * sends(256ULL << 20, 512 << 10));
+  CHECK(sends(256ULL << 20, 0) == sends(256ULL << 20, 128 << 10));
+  CHECK(sends(4ULL << 20, 0) == sends(4ULL << 20, 512 << 10));
 }
 
 TEST_CASE("nvls_tree allreduce computes the allreduce on partial nodes and many chunks",

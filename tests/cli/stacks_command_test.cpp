@@ -86,6 +86,12 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
   CHECK(c.err == count.path +
                      ":5:25: error: nccl.env.NCCL_MIN_NCHANNELS: expected a channel count from 1 "
                      "to 64, got '100'\n");
+  const EnvScenario chunk("env_chunk", "    NCCL_NVLS_CHUNKSIZE: 128K\n");
+  const auto k = run_collsim("run " + chunk.path);
+  CHECK(k.code == 2);
+  CHECK(k.err == chunk.path +
+                     ":5:26: error: nccl.env.NCCL_NVLS_CHUNKSIZE: expected a chunk size in bytes "
+                     "from 4096 to 16777216, got '128K'\n");
 }
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {

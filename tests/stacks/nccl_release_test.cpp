@@ -220,3 +220,44 @@ TEST_CASE("the search's speed arrays follow the release: 2.26.2's B200 tree grap
   REQUIRE(v100.compute_capability == 70);
   CHECK(v100.gpu_nvlink_bw == Approx(inputs("dgx1-v100", 8, 21801).gpu_nvlink_bw * 22.0 / 20.0));
 }
+
+TEST_CASE("NVLS-tree's starting chunk by release, node count and NCCL's environment",
+          "[nccl_release]") {
+  // enqueue.cc: the Simple step (4 MiB / NCCL_STEPS) from 2.18.1, 64 KiB from 4 nodes from
+  // 2.19.3; nvlsChunkSize 128 KiB (64 KiB from 4 nodes) from 2.21.5.
+  CHECK(inputs("dgx-h100", 16, 21803).nvls_tree_chunk == 512 * 1024);
+  CHECK(inputs("dgx-h100", 32, 21803).nvls_tree_chunk == 512 * 1024);
+  CHECK(inputs("dgx-h100", 16, 21903).nvls_tree_chunk == 512 * 1024);
+  CHECK(inputs("dgx-h100", 32, 21903).nvls_tree_chunk == 64 * 1024);
+  CHECK(inputs("dgx-h100", 16, 22105).nvls_tree_chunk == 128 * 1024);
+  CHECK(inputs("dgx-h100", 32, 22105).nvls_tree_chunk == 64 * 1024);
+  CHECK(inputs("dgx-b200", 16, algorithms::nccl::kNewestModelled).nvls_tree_chunk == 128 * 1024);
+  // No NVLS, no chunk (A100 has no NVLink SHARP).
+  CHECK(inputs("dgx-a100", 16, algorithms::nccl::kNewestModelled).nvls_tree_chunk == 0);
+  // nvls_tree's `max_chunk` names only what differs from the parameter's default.
+  CHECK(stacks::nvls_tree_chunk_param(inputs("dgx-h100", 16, 21903)) == 512U * 1024);
+  CHECK_FALSE(stacks::nvls_tree_chunk_param(inputs("dgx-h100", 32, 21903)).has_value());
+  CHECK_FALSE(stacks::nvls_tree_chunk_param(inputs("dgx-h100", 16, 22105)).has_value());
+
+  // NCCL_NVLS_CHUNKSIZE from 2.21.5; NCCL_NVLSTREE_MAX_CHUNKSIZE caps it from 2.20.3.
+  const auto with_env = [](stacks::NcclModelInputs in, const std::string& name,
+                           const std::string& value) {
+    core::NcclSpec spec;
+    spec.env = {{name, value}};
+    stacks::apply_nccl_env(in, stacks::parse_nccl_env(spec));
+    return in.nvls_tree_chunk;
+  };
+  CHECK(with_env(inputs("dgx-h100", 16, 22602), "NCCL_NVLS_CHUNKSIZE", "262144") == 256 * 1024);
+  CHECK(with_env(inputs("dgx-h100", 32, 22602), "NCCL_NVLS_CHUNKSIZE", "262144") == 64 * 1024);
+  CHECK(with_env(inputs("dgx-h100", 32, 22602), "NCCL_NVLSTREE_MAX_CHUNKSIZE", "1048576") ==
+        128 * 1024);
+  CHECK(with_env(inputs("dgx-h100", 16, 22003), "NCCL_NVLSTREE_MAX_CHUNKSIZE", "65536") ==
+        64 * 1024);
+  CHECK(with_env(inputs("dgx-h100", 16, 21903), "NCCL_NVLSTREE_MAX_CHUNKSIZE", "65536") ==
+        512 * 1024); // not read before 2.20.3
+  core::NcclSpec bad;
+  bad.env = {{"NCCL_NVLS_CHUNKSIZE", "1k"}};
+  CHECK_THROWS_WITH(stacks::parse_nccl_env(bad),
+                    Catch::Contains("expected a chunk size in bytes from 4096 to 16777216, got "
+                                    "'1k'"));
+}

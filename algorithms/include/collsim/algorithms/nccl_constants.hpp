@@ -26,6 +26,10 @@ enum class Algo : std::uint8_t {
 /// NCCL's hardware classes for hwLatencies.
 enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
 
+inline constexpr std::uint64_t kNvlsChunkBytes = 128 << 10; ///< NCCL_NVLS_CHUNKSIZE default
+/// NVLS-tree's chunk from 4 nodes (enqueue.cc since 2.19.3; NCCL_NVLSTREE_MAX_CHUNKSIZE's default).
+inline constexpr std::uint64_t kNvlsTreeManyNodesChunk = 64 << 10;
+
 /// "Simple", "LL" or "LL128" (core::Protocol::name).
 std::string_view protocol_name(Proto p);
 /// "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT" (ncclAlgoStr).

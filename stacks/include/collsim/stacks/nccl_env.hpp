@@ -7,7 +7,9 @@
 //   NCCL_PROTO    the same for LL, LL128, Simple;
 //   NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS  bounds on the channels a call runs (src/init.cc);
 //   NCCL_NVLS_ENABLE     0 turns NVLS and NVLSTree off (src/transport/nvls.cc);
-//   NCCL_COLLNET_ENABLE  1 turns CollNet on where a SHARP network supports it.
+//   NCCL_COLLNET_ENABLE  1 turns CollNet on where a SHARP network supports it;
+//   NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE  NVLS-tree's chunk in bytes (nvls.cc,
+//                 enqueue.cc; NCCL_NVLS_CHUNKSIZE from 2.21.5).
 // Other NCCL_ variables are accepted and ignored (listed by ignored_nccl_env), since they do not
 // change the model (NCCL_DEBUG, NCCL_IB_HCA, ...).
 
@@ -32,6 +34,8 @@ struct NcclEnv {
   std::uint32_t max_channels = 0; ///< 0: unset
   std::optional<bool> nvls_enable;
   std::optional<bool> collnet_enable;
+  std::optional<std::uint64_t> nvls_chunk_size;     ///< NCCL_NVLS_CHUNKSIZE, bytes
+  std::optional<std::uint64_t> nvls_tree_max_chunk; ///< NCCL_NVLSTREE_MAX_CHUNKSIZE, bytes
   bool operator==(const NcclEnv&) const = default;
   [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
     return algo_allowed[static_cast<std::size_t>(a)];

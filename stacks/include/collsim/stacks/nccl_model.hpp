@@ -71,7 +71,9 @@ struct NcclModelInputs {
   NcclGraph ring, tree, collnet_direct, collnet_chain, nvls; ///< graphs[a]; NVLSTree uses nvls
   std::uint32_t comm_channels = 1; ///< comm->nChannels (ring, tree, PAT, CollNet)
   std::uint32_t nvls_channels = 0; ///< comm->nvlsChannels (NCCL_NVLS_NCHANNELS default)
-  NcclEnv env;                     ///< NCCL environment variables that constrain the choice
+  /// NVLS-tree's chunk before enqueue.cc's size rules, bytes (nvls_tree_chunk; 0 without NVLS).
+  std::uint64_t nvls_tree_chunk = 0;
+  NcclEnv env; ///< NCCL environment variables that constrain the choice
   /// The NCCL release whose tuning model decides (nccl_release.hpp; scenario `nccl.version` or
   /// the log's). nccl_inputs applies its channel rules; nccl_default reads its tables and rules.
   algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled;
@@ -98,6 +100,15 @@ NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::NcclSpec
 /// comm->nvlsChannels for `in` at in.release (0 without NVLS support; nvls.cc: 16, sm100 32 from
 /// 2.25.1, 24 on one node from 2.27.3, by NIC speed and GPUs per node across nodes from 2.30.3).
 std::uint32_t nvls_channels(const NcclModelInputs& in);
+/// The chunk NCCL's NVLS-tree starts from before enqueue.cc shrinks it for smaller messages, for
+/// `in` at in.release with in.env (0 without NVLS support): the Simple step (4 MiB / NCCL_STEPS)
+/// from 2.18.1, 64 KiB from 4 nodes from 2.19.3, min(NCCL_NVLS_CHUNKSIZE = 128 KiB,
+/// NCCL_NVLSTREE_MAX_CHUNKSIZE = 64 KiB from 4 nodes) from 2.21.5 (2.30.3's Blackwell tuning of
+/// the two is not modelled: see the definition).
+std::uint64_t nvls_tree_chunk(const NcclModelInputs& in);
+/// nvls_tree's `max_chunk` for `in`: in.nvls_tree_chunk where it differs from the parameter's
+/// default (0: 128 KiB, 64 KiB from 4 nodes), else nullopt.
+std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in);
 /// Applies NCCL environment variables to model inputs: NCCL_NVLS_ENABLE=0 removes NVLS support,
 /// NCCL_COLLNET_ENABLE sets collnet_enable, NCCL_MIN/MAX_NCHANNELS bound comm_channels; NCCL_ALGO
 /// and NCCL_PROTO are kept in `env` for nccl_default, which disables the entries they exclude.
