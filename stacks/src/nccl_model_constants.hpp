@@ -85,7 +85,7 @@ inline std::span<const double> speed_array(std::uint32_t cc, bool inter) {
 }
 
 // ---- device and thread constants (src/include/device.h, comm.h) --------------------------------
-inline constexpr std::uint32_t kMaxChannels = 64;       // MAXCHANNELS
+inline constexpr std::uint32_t kMaxChannels = 64;       // MAXCHANNELS (since 2.25.1)
 inline constexpr std::uint32_t kMaxNvlsArity = 32;      // NCCL_MAX_NVLS_ARITY
 inline constexpr std::uint32_t kMaxDirectArity = 7;     // NCCL_MAX_DIRECT_ARITY
 inline constexpr std::uint32_t kNvlsChannels = 16;      // NCCL_NVLS_NCHANNELS default

@@ -103,7 +103,7 @@ inline bool ll128_arch_enabled(ReleaseCode r, std::uint32_t cc) {
 }
 /// MAXCHANNELS: 32 before 2.25.1, then 64 (src/include/device.h).
 inline std::uint32_t max_channels(ReleaseCode r) {
-  return r >= 22501 ? 64 : 32;
+  return r >= 22501 ? kMaxChannels : kMaxChannels / 2;
 }
 
 /// NCCL's NVLink bandwidth per link over collsim's signalling rate (topo.h): SM70 and SM80 (and
