@@ -5,7 +5,12 @@
 // 4 KiB pages and the TLB, not the cache, becomes the bottleneck (measured: most of the loggp
 // engine's time on a 4096-rank ring went into page walks). Large allocations therefore ask the
 // kernel for transparent huge pages (madvise(MADV_HUGEPAGE)); where THP is disabled this is a
-// no-op and behaviour is unchanged.
+// no-op and behaviour is unchanged. Every array of at least one huge page (2 MiB) takes them: the
+// first touch of fresh memory costs a page fault per 4 KiB page otherwise, and on a virtual
+// machine that was most of the time of schedules of a few hundred thousand operations (an
+// Open MPI staged ring allreduce of 361,344 operations: loggp 97-102 -> 65-85 ns per operation,
+// its lowering 66-69 -> 44-59, at 8 MiB and up before; docs/benchmarks.md "Library stacks").
+// An array loses at most one huge page to the rounding.
 
 #include <cstddef>
 #include <cstdlib>
@@ -26,7 +31,7 @@ struct HugePageAllocator {
 
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < 4 * kHuge) {
+    if (bytes < kHuge) {
       return static_cast<T*>(::operator new(bytes));
     }
     const std::size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
@@ -38,7 +43,7 @@ struct HugePageAllocator {
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-    if (n * sizeof(T) < 4 * kHuge) {
+    if (n * sizeof(T) < kHuge) {
       ::operator delete(p);
     } else {
       std::free(p);
