@@ -214,10 +214,7 @@ std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {
   const std::uint64_t nch = ctx.channels;
   if (a == Algo::nvls_tree) {
     const std::uint64_t ops = nch * ctx.heads; // concurrentOps
-    chunk = ctx.nvls_tree_chunk;
-    if (chunk == 0) {
-      chunk = ctx.nodes >= 4 ? kNvlsTreeManyNodesChunk : kNvlsChunkBytes;
-    }
+    chunk = ctx.nvls_tree_chunk != 0 ? ctx.nvls_tree_chunk : default_nvls_tree_chunk(ctx.nodes);
     if (n < 32 * ops * chunk && chunk > 262144) {
       chunk = 262144;
     }

@@ -394,7 +394,6 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, Releas
   in.comm_channels = nc;
   in.tree_pattern_tree = false;
   in.nvls_channels = nvls_channels(in);
-  in.nvls_tree_chunk = nvls_tree_chunk(in);
   return in;
 }
 
@@ -432,9 +431,6 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
     return 0;
   }
   const NcclEnv& env = in.env;
-  const bool many_nodes = in.nodes >= 4;
-  constexpr std::uint64_t k64 = 64 << 10;
-  constexpr std::uint64_t k128 = 128 << 10;
   if (r < 22105) {
     // enqueue.cc before 2.21.5: the Simple step, buffSizes[SIMPLE] / NCCL_STEPS (4 MiB / 8 on
     // x86), capped from 2.19.3 at 64 KiB from 4 nodes, and from 2.20.3 at
@@ -443,7 +439,7 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
     if (r >= 22003 && env.nvls_tree_max_chunk) {
       return std::min(step, *env.nvls_tree_max_chunk);
     }
-    return r >= 21903 && many_nodes ? k64 : step;
+    return r >= 21903 && in.nodes >= 4 ? algorithms::nccl::kNvlsTreeManyNodesChunk : step;
   }
   // 2.21.5 on: comm->nvlsChunkSize (NCCL_NVLS_CHUNKSIZE), at most NCCL_NVLSTREE_MAX_CHUNKSIZE
   // (64 KiB from 4 nodes by default; enqueue.cc, nvls.cc ncclNvlsTuning from 2.30.3).
@@ -453,8 +449,12 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
   // NCCL's own NCCL_NET_OVERHEAD x 3) bounds a GPU's 64 KiB chunks at about 22 GB/s, and the
   // 1 GiB allreduce on 2 x 8 B200 took twice as long (6211 against 3151 us); NVIDIA's choice
   // says the proxy is faster than that there (docs/library-defaults.md).
-  const std::uint64_t chunk = env.nvls_chunk_size.value_or(k128);
-  const std::uint64_t tree_max = env.nvls_tree_max_chunk.value_or(many_nodes ? k64 : chunk);
+  if (!env.nvls_chunk_size && !env.nvls_tree_max_chunk) {
+    return algorithms::nccl::default_nvls_tree_chunk(in.nodes);
+  }
+  const std::uint64_t chunk = env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes);
+  const std::uint64_t tree_max = env.nvls_tree_max_chunk.value_or(
+      in.nodes >= 4 ? algorithms::nccl::kNvlsTreeManyNodesChunk : chunk);
   return std::min(chunk, tree_max);
 }
 
@@ -489,7 +489,6 @@ void apply_nccl_env(NcclModelInputs& in, const NcclEnv& env) {
     in.nvls_support = false;
     in.nvls_channels = 0;
   }
-  in.nvls_tree_chunk = nvls_tree_chunk(in);
   if (env.collnet_enable) {
     in.collnet_enable = *env.collnet_enable;
   }

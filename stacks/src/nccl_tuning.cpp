@@ -298,12 +298,11 @@ std::optional<NcclChoice> nccl_algorithm_choice(CollectiveKind collective, std::
 
 std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in) {
   // nvls_tree's `max_chunk` of 0 is NCCL 2.21.5's default (algorithms/nccl_support.hpp).
-  const std::uint64_t standard =
-      in.nodes >= 4 ? algorithms::nccl::kNvlsTreeManyNodesChunk : algorithms::nccl::kNvlsChunkBytes;
-  if (in.nvls_tree_chunk == 0 || in.nvls_tree_chunk == standard) {
+  const std::uint64_t chunk = nvls_tree_chunk(in);
+  if (chunk == 0 || chunk == algorithms::nccl::default_nvls_tree_chunk(in.nodes)) {
     return std::nullopt;
   }
-  return in.nvls_tree_chunk;
+  return chunk;
 }
 
 std::string params_text(const algorithms::RawParams& params) {

@@ -225,15 +225,16 @@ TEST_CASE("NVLS-tree's starting chunk by release, node count and NCCL's environm
           "[nccl_release]") {
   // enqueue.cc: the Simple step (4 MiB / NCCL_STEPS) from 2.18.1, 64 KiB from 4 nodes from
   // 2.19.3; nvlsChunkSize 128 KiB (64 KiB from 4 nodes) from 2.21.5.
-  CHECK(inputs("dgx-h100", 16, 21803).nvls_tree_chunk == 512 * 1024);
-  CHECK(inputs("dgx-h100", 32, 21803).nvls_tree_chunk == 512 * 1024);
-  CHECK(inputs("dgx-h100", 16, 21903).nvls_tree_chunk == 512 * 1024);
-  CHECK(inputs("dgx-h100", 32, 21903).nvls_tree_chunk == 64 * 1024);
-  CHECK(inputs("dgx-h100", 16, 22105).nvls_tree_chunk == 128 * 1024);
-  CHECK(inputs("dgx-h100", 32, 22105).nvls_tree_chunk == 64 * 1024);
-  CHECK(inputs("dgx-b200", 16, algorithms::nccl::kNewestModelled).nvls_tree_chunk == 128 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 16, 21803)) == 512 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 32, 21803)) == 512 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 16, 21903)) == 512 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 32, 21903)) == 64 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 16, 22105)) == 128 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-h100", 32, 22105)) == 64 * 1024);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-b200", 16, algorithms::nccl::kNewestModelled)) ==
+        128 * 1024);
   // No NVLS, no chunk (A100 has no NVLink SHARP).
-  CHECK(inputs("dgx-a100", 16, algorithms::nccl::kNewestModelled).nvls_tree_chunk == 0);
+  CHECK(stacks::nvls_tree_chunk(inputs("dgx-a100", 16, algorithms::nccl::kNewestModelled)) == 0);
   // nvls_tree's `max_chunk` names only what differs from the parameter's default.
   CHECK(stacks::nvls_tree_chunk_param(inputs("dgx-h100", 16, 21903)) == 512U * 1024);
   CHECK_FALSE(stacks::nvls_tree_chunk_param(inputs("dgx-h100", 32, 21903)).has_value());
@@ -245,7 +246,7 @@ TEST_CASE("NVLS-tree's starting chunk by release, node count and NCCL's environm
     core::NcclSpec spec;
     spec.env = {{name, value}};
     stacks::apply_nccl_env(in, stacks::parse_nccl_env(spec));
-    return in.nvls_tree_chunk;
+    return stacks::nvls_tree_chunk(in);
   };
   CHECK(with_env(inputs("dgx-h100", 16, 22602), "NCCL_NVLS_CHUNKSIZE", "262144") == 256 * 1024);
   CHECK(with_env(inputs("dgx-h100", 32, 22602), "NCCL_NVLS_CHUNKSIZE", "262144") == 64 * 1024);

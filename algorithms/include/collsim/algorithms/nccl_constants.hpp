@@ -29,6 +29,12 @@ enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
 inline constexpr std::uint64_t kNvlsChunkBytes = 128 << 10; ///< NCCL_NVLS_CHUNKSIZE default
 /// NVLS-tree's chunk from 4 nodes (enqueue.cc since 2.19.3; NCCL_NVLSTREE_MAX_CHUNKSIZE's default).
 inline constexpr std::uint64_t kNvlsTreeManyNodesChunk = 64 << 10;
+/// NVLS-tree's chunk on `nodes` nodes with NCCL 2.21.5's defaults, before enqueue.cc shrinks it
+/// for smaller messages: min(NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE), 128 KiB, 64 KiB
+/// from 4 nodes.
+constexpr std::uint64_t default_nvls_tree_chunk(std::uint32_t nodes) {
+  return nodes >= 4 ? kNvlsTreeManyNodesChunk : kNvlsChunkBytes;
+}
 
 /// "Simple", "LL" or "LL128" (core::Protocol::name).
 std::string_view protocol_name(Proto p);

@@ -71,9 +71,7 @@ struct NcclModelInputs {
   NcclGraph ring, tree, collnet_direct, collnet_chain, nvls; ///< graphs[a]; NVLSTree uses nvls
   std::uint32_t comm_channels = 1; ///< comm->nChannels (ring, tree, PAT, CollNet)
   std::uint32_t nvls_channels = 0; ///< comm->nvlsChannels (NCCL_NVLS_NCHANNELS default)
-  /// NVLS-tree's chunk before enqueue.cc's size rules, bytes (nvls_tree_chunk; 0 without NVLS).
-  std::uint64_t nvls_tree_chunk = 0;
-  NcclEnv env; ///< NCCL environment variables that constrain the choice
+  NcclEnv env;                     ///< NCCL environment variables that constrain the choice
   /// The NCCL release whose tuning model decides (nccl_release.hpp; scenario `nccl.version` or
   /// the log's). nccl_inputs applies its channel rules; nccl_default reads its tables and rules.
   algorithms::nccl::ReleaseCode release = algorithms::nccl::kNewestModelled;
@@ -106,7 +104,7 @@ std::uint32_t nvls_channels(const NcclModelInputs& in);
 /// NCCL_NVLSTREE_MAX_CHUNKSIZE = 64 KiB from 4 nodes) from 2.21.5 (2.30.3's Blackwell tuning of
 /// the two is not modelled: see the definition).
 std::uint64_t nvls_tree_chunk(const NcclModelInputs& in);
-/// nvls_tree's `max_chunk` for `in`: in.nvls_tree_chunk where it differs from the parameter's
+/// nvls_tree's `max_chunk` for `in`: nvls_tree_chunk(in) where it differs from the parameter's
 /// default (0: 128 KiB, 64 KiB from 4 nodes), else nullopt.
 std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in);
 /// Applies NCCL environment variables to model inputs: NCCL_NVLS_ENABLE=0 removes NVLS support,
