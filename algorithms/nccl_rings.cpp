@@ -118,12 +118,18 @@ core::Schedule block_ring(const Request& req, const char* name, detail::Arrive h
   return build(req, name, Algo::ring, block_ring_plan(req, how), emit_block_ring);
 }
 std::string block_ring_refusal(const Request& req, detail::Arrive how) {
+  if (std::string why = buffer_refusal(req); !why.empty()) {
+    return why;
+  }
   return size_refusal(block_ring_plan(req, how), emit_block_ring);
 }
 core::Schedule ring_chain(const Request& req, const char* name, detail::Arrive how) {
   return build(req, name, Algo::ring, chain_plan(req, how), emit_chain);
 }
 std::string ring_chain_refusal(const Request& req, detail::Arrive how) {
+  if (std::string why = buffer_refusal(req); !why.empty()) {
+    return why;
+  }
   return size_refusal(chain_plan(req, how), emit_chain);
 }
 

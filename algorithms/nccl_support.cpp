@@ -1,5 +1,7 @@
 #include "nccl_support.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -57,8 +59,8 @@ constexpr std::array<Table, 3> kHwLatency{{
       {0, 0, 14}}},
 }};
 
-constexpr std::uint64_t kSimpleBuffer = std::uint64_t{4} << 20; // DEFAULT_BUFFSIZE
-constexpr std::uint64_t kLlBuffer = 8ULL * 512 * kSteps * 16;   // lines x threads x steps x 16 B
+constexpr std::uint64_t kSimpleBuffer = kDefaultSimpleBuffer;
+constexpr std::uint64_t kLlBuffer = 8ULL * 512 * kSteps * 16; // lines x threads x steps x 16 B
 constexpr std::uint64_t kLl128Buffer = 120ULL * 640 * kSteps * 8;
 
 std::uint32_t log2i(std::uint32_t n) {
@@ -81,6 +83,22 @@ ParamSpec channels_param() {
   return ParamSpec{"channels", kDefaultChannels, 1, kMaxChannels,
                    "NCCL channels: the buffer is split into this many slices, each run by its own "
                    "ring or tree"};
+}
+
+ParamSpec buffer_param() {
+  return ParamSpec{"buffsize", 0, 0, kLargestBuffer,
+                   "NCCL's buffer per connection for the run's protocol in bytes (NCCL_BUFFSIZE, "
+                   "NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE); a step, and so a chunk, is an eighth "
+                   "of it; 0: NCCL's default (Simple 4 MiB, LL 256 KiB, LL128 4800 KiB)"};
+}
+
+std::string buffer_refusal(const Request& req) {
+  const auto it = req.params.find("buffsize");
+  if (it != req.params.end() && it->second > 0 && it->second < kSmallestBuffer) {
+    return fmt::format("buffsize={} is below {} bytes (0 takes NCCL's default buffer)", it->second,
+                       kSmallestBuffer);
+  }
+  return {};
 }
 
 ParamSpec nvls_tree_chunk_param() {
@@ -195,7 +213,7 @@ std::uint64_t buffer_bytes(Proto p) {
 
 std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {
   using core::CollectiveKind;
-  const std::uint64_t step = buffer_bytes(p) / kSteps;
+  const std::uint64_t step = (ctx.buffer != 0 ? ctx.buffer : buffer_bytes(p)) / kSteps;
   std::uint64_t steps = 1;
   if (a == Algo::ring && p == Proto::simple) {
     // ALLREDUCE/ALLGATHER/REDUCESCATTER_CHUNKSTEPS = NCCL_STEPS/2; BROADCAST/REDUCE_CHUNKSTEPS = 1.
@@ -271,6 +289,9 @@ ChunkContext chunk_context(const Request& req, const detail::NodeLayout& layout)
   if (const auto it = req.params.find("max_chunk"); it != req.params.end()) {
     ctx.nvls_tree_chunk = static_cast<std::uint64_t>(it->second);
   }
+  if (const auto it = req.params.find("buffsize"); it != req.params.end()) {
+    ctx.buffer = static_cast<std::uint64_t>(it->second);
+  }
   return ctx;
 }
 
@@ -311,6 +332,9 @@ BlockChunking block_chunking(const Request& req, Algo a, const detail::NodeLayou
 }
 
 std::string pat_refusal(const Request& req) {
+  if (std::string why = buffer_refusal(req); !why.empty()) {
+    return why;
+  }
   if (protocol_of(req) != Proto::simple) {
     return "NCCL runs PAT with the Simple protocol only";
   }

@@ -27,6 +27,11 @@ inline constexpr std::uint32_t kMaxChannels = 64;    ///< MAXCHANNELS
 ParamSpec protocol_param();
 /// `channels`: how many slices the buffer is split into, each run by its own ring or tree.
 ParamSpec channels_param();
+/// `buffsize`: the connection buffer of the run's protocol in bytes (NCCL_BUFFSIZE,
+/// NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE); a step is an eighth of it. 0: NCCL's default.
+ParamSpec buffer_param();
+/// "" or why the request's `buffsize` is refused (nonzero and below kSmallestBuffer).
+std::string buffer_refusal(const Request& req);
 Proto protocol_of(const Request& req);
 std::uint32_t channels_of(const Request& req);
 /// Payload bytes per wire byte: LL 8 of 16, LL128 120 of 128, Simple 1.
@@ -56,10 +61,14 @@ struct ChunkContext {
   /// NVLS-tree's chunk before the size rules shrink it, min(nvlsChunkSize, nvlsTreeMaxChunkSize)
   /// (the `max_chunk` parameter); 0: NCCL 2.21.5's defaults, 128 KiB, 64 KiB from 4 nodes.
   std::uint64_t nvls_tree_chunk = 0;
+  /// The protocol's connection buffer, buffSizes[proto] (the `buffsize` parameter); 0: NCCL's
+  /// default (buffer_bytes).
+  std::uint64_t buffer = 0;
 };
 /// `max_chunk` (nvls_tree): the chunk NCCL starts from before its size rules; 0: the default.
 ParamSpec nvls_tree_chunk_param();
-/// enqueue.cc's chunkSize in payload bytes (section 3.7): stepSize x chunkSteps (chunkSteps = 4 for
+/// enqueue.cc's chunkSize in payload bytes (section 3.7): stepSize (buffSizes[proto] / NCCL_STEPS,
+/// ctx.buffer or buffer_bytes) x chunkSteps (chunkSteps = 4 for
 /// ring allreduce/allgather/reduce_scatter with Simple, else 1), halved for LL, x15/16 for LL128,
 /// then the size-dependent shrinking of Tree+LL128, NVLS-tree and PAT.
 std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx);

@@ -39,7 +39,7 @@ AlgorithmInfo describe_allgather_nccl_ring() {
               "protocol-sized chunks";
   a.source = "NCCL v2.30 src/device/all_gather.h runRing; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:ring"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.check = [](const Request& req) { return nccl::block_ring_refusal(req, detail::Arrive::store); };
   a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {

@@ -101,7 +101,7 @@ AlgorithmInfo describe_allgather_pat() {
   a.source = "NCCL v2.30 src/include/collectives.h PatAGAlgorithm; src/transport/generic.cc "
              "ncclTransportPatConnect";
   a.aliases = {"nccl:pat"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.constraints = {"one rank per node", "Simple protocol only"};
   a.check = refusal;
   a.loop_bytes = [](const Request& req) { return nccl::block_loop(req, nccl::Algo::pat); };

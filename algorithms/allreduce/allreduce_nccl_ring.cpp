@@ -178,9 +178,12 @@ AlgorithmInfo describe_allreduce_nccl_ring() {
   a.source = "NCCL v2.30 src/device/all_reduce.h runRing; src/enqueue.cc chunk sizes; "
              "src/graph/tuning.cc latencies";
   a.aliases = {"nccl:ring"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.constraints = {};
   a.check = [](const Request& req) {
+    if (std::string why = nccl::buffer_refusal(req); !why.empty()) {
+      return why;
+    }
     return nccl::size_refusal(make_plan(req), emit, req.collapse_to);
   };
   a.generate = generate;

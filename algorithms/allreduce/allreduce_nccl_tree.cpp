@@ -192,8 +192,13 @@ AlgorithmInfo describe_allreduce_nccl_tree() {
   a.source = "NCCL v2.30 src/graph/trees.cc ncclGetBtree/ncclGetDtree; src/device/all_reduce.h "
              "runTreeSplit; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:tree"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
-  a.check = [](const Request& req) { return nccl::size_refusal(make_plan(req), emit); };
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
+  a.check = [](const Request& req) {
+    if (std::string why = nccl::buffer_refusal(req); !why.empty()) {
+      return why;
+    }
+    return nccl::size_refusal(make_plan(req), emit);
+  };
   a.generate = generate;
   // One chunk of every channel (interleaved_chunks); the levels (nccl::tree_steps) move with the
   // chunks.

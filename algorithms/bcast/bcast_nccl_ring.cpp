@@ -35,7 +35,7 @@ AlgorithmInfo describe_bcast_nccl_ring() {
   a.summary = "NCCL ring: a pipelined chain along the ring from the root, one per channel";
   a.source = "NCCL v2.30 src/device/broadcast.h runRing; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:ring"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.check = [](const Request& req) { return nccl::ring_chain_refusal(req, detail::Arrive::store); };
   a.loop_bytes = [](const Request& req) { return nccl::chunk_loop(req, nccl::Algo::ring); };
   a.generate = [](const Request& req) {

@@ -38,7 +38,7 @@ AlgorithmInfo describe_reduce_nccl_ring() {
               "channel";
   a.source = "NCCL v2.30 src/device/reduce.h runRing; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:ring"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.check = [](const Request& req) {
     return nccl::ring_chain_refusal(req, detail::Arrive::combine);
   };

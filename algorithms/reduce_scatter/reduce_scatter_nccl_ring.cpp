@@ -40,7 +40,7 @@ AlgorithmInfo describe_reduce_scatter_nccl_ring() {
               "protocol-sized chunks";
   a.source = "NCCL v2.30 src/device/reduce_scatter.h runRing; src/enqueue.cc chunk sizes";
   a.aliases = {"nccl:ring"};
-  a.params = {nccl::protocol_param(), nccl::channels_param()};
+  a.params = {nccl::protocol_param(), nccl::channels_param(), nccl::buffer_param()};
   a.check = [](const Request& req) {
     return nccl::block_ring_refusal(req, detail::Arrive::combine);
   };

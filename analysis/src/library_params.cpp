@@ -74,11 +74,12 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   const bool fill_proto = proto != nullptr && !request.params.contains("protocol");
   const bool fill_channels = channels != nullptr && !request.params.contains("channels");
   const bool fill_chunk = spec("max_chunk") != nullptr && !request.params.contains("max_chunk");
+  const bool fill_buffer = spec("buffsize") != nullptr && !request.params.contains("buffsize");
   // Per-rank counts: NCCL splits each send and receive by its own size (addP2pToPlan), so the
   // generator gets the communicator's bounds rather than one split for the average block.
   const bool fill_peer = p2p && !request.counts.empty() && spec("peer_channels") != nullptr &&
                          !request.params.contains("peer_channels");
-  if (!fill_proto && !fill_channels && !fill_peer && !fill_chunk) {
+  if (!fill_proto && !fill_channels && !fill_peer && !fill_chunk && !fill_buffer) {
     return request;
   }
   NcclModelInputs in =
@@ -133,6 +134,13 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
     if (index < static_cast<std::int64_t>(proto->choices.size())) {
       request.params["protocol"] = index;
       shown.push_back("protocol=" + proto->choices[static_cast<std::size_t>(index)]);
+    }
+  }
+  if (fill_buffer) { // NCCL_BUFFSIZE (or its LL, LL128 variant) for the protocol that runs
+    const auto run = pinned.value_or(pr);
+    if (const auto buffer = stacks::buffer_param(in, run)) {
+      request.params["buffsize"] = static_cast<std::int64_t>(*buffer);
+      shown.push_back(fmt::format("buffsize={}", *buffer));
     }
   }
   if (chosen != nullptr) {

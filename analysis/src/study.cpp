@@ -275,9 +275,14 @@ std::unique_ptr<StudyPlan> plan_study(const core::Scenario& scenario, const core
           // equivalent ranks (core/collapse.hpp), which the point then runs.
           core::RunOptions opt;
           opt.link_loads = link_loads;
-          if (collapse_for(registry, *pt.algo, topologies.at(p),
-                           EngineChoice(study.engine, scenario), probe, opt)) {
-            why.clear();
+          try {
+            if (collapse_for(registry, *pt.algo, topologies.at(p),
+                             EngineChoice(study.engine, scenario), probe, opt)) {
+              why.clear();
+            }
+          } catch (const core::UsageError&) {
+            // The collapsed form is refused too (a parameter out of range, not the size): the
+            // point stays skipped with the first reason.
           }
         }
         if (!why.empty()) {

@@ -18,11 +18,10 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::array<std::string_view, 8> kRead{
-    "NCCL_ALGO",           "NCCL_PROTO",
-    "NCCL_MIN_NCHANNELS",  "NCCL_MAX_NCHANNELS",
-    "NCCL_NVLS_ENABLE",    "NCCL_COLLNET_ENABLE",
-    "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE"};
+constexpr std::array<std::string_view, 11> kRead{
+    "NCCL_ALGO",        "NCCL_PROTO",          "NCCL_MIN_NCHANNELS",  "NCCL_MAX_NCHANNELS",
+    "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE",
+    "NCCL_BUFFSIZE",    "NCCL_LL_BUFFSIZE",    "NCCL_LL128_BUFFSIZE"};
 
 std::string lower(std::string_view s) {
   return detail::lower_no_spaces(s);
@@ -92,6 +91,23 @@ std::uint64_t parse_chunk(const core::NcclSpec& spec, const std::string& var,
   return n;
 }
 
+/// A connection buffer in bytes (init.cc computeBuffSizes reads it as a decimal integer): at
+/// least NCCL_STEPS steps of 8 KiB (the generators' smallest `buffsize`) and at most 128 MiB (a
+/// step of 16 MiB, nvls_tree's largest `max_chunk`).
+std::uint64_t parse_buffer(const core::NcclSpec& spec, const std::string& var,
+                           const std::string& value) {
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (ec != std::errc{} || end != value.data() + value.size() ||
+      n < static_cast<std::uint64_t>(algorithms::nccl::kSmallestBuffer) ||
+      n > static_cast<std::uint64_t>(algorithms::nccl::kLargestBuffer)) {
+    fail(spec, var,
+         fmt::format("expected a buffer size in bytes from {} to {}, got '{}'",
+                     algorithms::nccl::kSmallestBuffer, algorithms::nccl::kLargestBuffer, value));
+  }
+  return n;
+}
+
 bool parse_flag(const core::NcclSpec& spec, const std::string& var, const std::string& value) {
   if (value == "0" || value == "1") {
     return value == "1";
@@ -125,6 +141,12 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
       env.nvls_chunk_size = parse_chunk(spec, name, value);
     } else if (name == "NCCL_NVLSTREE_MAX_CHUNKSIZE") {
       env.nvls_tree_max_chunk = parse_chunk(spec, name, value);
+    } else if (name == "NCCL_BUFFSIZE") {
+      env.buffer[static_cast<std::size_t>(Proto::simple)] = parse_buffer(spec, name, value);
+    } else if (name == "NCCL_LL_BUFFSIZE") {
+      env.buffer[static_cast<std::size_t>(Proto::ll)] = parse_buffer(spec, name, value);
+    } else if (name == "NCCL_LL128_BUFFSIZE") {
+      env.buffer[static_cast<std::size_t>(Proto::ll128)] = parse_buffer(spec, name, value);
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {

@@ -435,7 +435,10 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
     // enqueue.cc before 2.21.5: the Simple step, buffSizes[SIMPLE] / NCCL_STEPS (4 MiB / 8 on
     // x86), capped from 2.19.3 at 64 KiB from 4 nodes, and from 2.20.3 at
     // NCCL_NVLSTREE_MAX_CHUNKSIZE when it is set.
-    constexpr std::uint64_t step = (4U << 20) / 8; // DEFAULT_BUFFSIZE / NCCL_STEPS
+    const std::uint64_t step = // buffSizes[SIMPLE] / NCCL_STEPS
+        env.buffer[static_cast<std::size_t>(algorithms::nccl::Proto::simple)].value_or(
+            algorithms::nccl::kDefaultSimpleBuffer) /
+        8;
     if (r >= 22003 && env.nvls_tree_max_chunk) {
       return std::min(step, *env.nvls_tree_max_chunk);
     }

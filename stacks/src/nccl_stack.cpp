@@ -38,8 +38,7 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::uint64_t kSteps = 8;                 // NCCL_STEPS
-constexpr std::uint64_t kSimpleBuffer = 4ULL << 20; // buffSizes[Simple], DEFAULT_BUFFSIZE
+constexpr std::uint64_t kSteps = 8; // NCCL_STEPS
 
 std::optional<Proto> proto_of(const core::Protocol& p) {
   for (const Proto x : {Proto::simple, Proto::ll, Proto::ll128}) {
@@ -291,8 +290,13 @@ public:
       return schedule; // e.g. NVLS's plain multicast messages: nothing to pipeline
     }
     const core::CollectiveKind c = schedule.header().collective;
-    return split_messages(schedule, [c, a = *algo, pr = *proto](std::uint64_t length) {
-      return nccl_pieces(c, a, pr, length);
+    // NCCL_BUFFSIZE sets the Simple step, and so the smallest slice (a `buffsize` pinned with
+    // --param alone sizes the chunks, not this floor).
+    const std::uint64_t buffer =
+        parse_nccl_env(ctx.nccl).buffer[static_cast<std::size_t>(Proto::simple)].value_or(
+            algorithms::nccl::kDefaultSimpleBuffer);
+    return split_messages(schedule, [c, a = *algo, pr = *proto, buffer](std::uint64_t length) {
+      return nccl_pieces(c, a, pr, length, buffer);
     });
   }
 
@@ -340,7 +344,8 @@ std::uint32_t slices_per_chunk(core::CollectiveKind c, Algo a) {
   return a == Algo::ring && bulk ? 2 : 1; // CHUNKSTEPS / SLICESTEPS (collectives.h)
 }
 
-std::uint32_t nccl_pieces(core::CollectiveKind c, Algo a, Proto p, std::uint64_t length) {
+std::uint32_t nccl_pieces(core::CollectiveKind c, Algo a, Proto p, std::uint64_t length,
+                          std::uint64_t simple_buffer) {
   if (length == 0) {
     return 1;
   }
@@ -351,7 +356,7 @@ std::uint32_t nccl_pieces(core::CollectiveKind c, Algo a, Proto p, std::uint64_t
   const std::uint64_t spc = slices_per_chunk(c, a);
   // sliceSize = max(divUp(nelem, 16 x SlicePerChunk) x 16, stepSize x StepPerSlice / 32), in
   // bytes for 4-byte elements (16 elements: 64 bytes).
-  const std::uint64_t floor_bytes = kSimpleBuffer / kSteps * steps_per_slice(c, a) / 32;
+  const std::uint64_t floor_bytes = simple_buffer / kSteps * steps_per_slice(c, a) / 32;
   const std::uint64_t unit = 64;
   const std::uint64_t slice =
       std::max((length + unit * spc - 1) / (unit * spc) * unit, floor_bytes);

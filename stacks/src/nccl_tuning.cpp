@@ -183,6 +183,11 @@ void name_algorithm(NcclChoice& out, const NcclModelInputs& in) {
   case Algo::collnet_direct: out.algorithm = "collnet_direct"; break;
   case Algo::collnet_chain: out.algorithm = "collnet_chain"; break;
   }
+  if (a == Algo::ring || a == Algo::tree || a == Algo::pat) {
+    if (const auto buffer = buffer_param(in, p)) { // NCCL_BUFFSIZE and its LL variants
+      out.params["buffsize"] = std::to_string(*buffer);
+    }
+  }
 }
 
 } // namespace
@@ -294,6 +299,10 @@ std::optional<NcclChoice> nccl_algorithm_choice(CollectiveKind collective, std::
   tune_channels(*out, named, nccl_comm_channels(named));
   name_algorithm(*out, named);
   return out;
+}
+
+std::optional<std::uint64_t> buffer_param(const NcclModelInputs& in, Proto p) {
+  return in.env.buffer[static_cast<std::size_t>(p)];
 }
 
 std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in) {

@@ -54,6 +54,41 @@ TEST_CASE("nccl ring allreduce cuts each channel's slice into loops of p chunks 
   CHECK(t[0].send_lengths == std::vector<std::uint64_t>{kMiB + 2, kMiB + 3});
 }
 
+TEST_CASE("nccl ring allreduce's chunk is an eighth of `buffsize` x chunkSteps (NCCL_BUFFSIZE)",
+          "[algorithms][allreduce][nccl]") {
+  // init.cc computeBuffSizes: buffSizes[proto] from NCCL_BUFFSIZE (Simple), NCCL_LL_BUFFSIZE,
+  // NCCL_LL128_BUFFSIZE; enqueue.cc: stepSize = buffSize / NCCL_STEPS. Simple at 8 MiB: 4 MiB
+  // chunks (chunkSteps 4); LL at 1 MiB: 64 KiB chunks (half of a 128 KiB step); LL128 at 2 MiB:
+  // 256 KiB steps x 15/16 = 245760 B.
+  struct Case {
+    std::int64_t protocol;
+    std::int64_t buffer;
+    std::uint64_t chunk;
+  };
+  for (const Case c : {Case{0, 8 * kMiB, 4 * kMiB}, Case{1, kMiB, 64 * kKiB},
+                       Case{2, 2 * kMiB, 245760}, Case{0, 0, 2 * kMiB}}) {
+    CAPTURE(c.protocol, c.buffer);
+    algorithms::Request req = ring_request(2, 6 * c.chunk, c.protocol, 1);
+    req.params["buffsize"] = c.buffer;
+    const auto t = testing::traffic(ring(req));
+    CHECK(t[0].send_lengths == std::vector<std::uint64_t>(6, c.chunk));
+  }
+  const auto reg = algorithms::make_default_registry();
+  algorithms::Request tiny = ring_request(2, kMiB, 0, 1);
+  tiny.params["buffsize"] = 4096;
+  for (const char* name : {"nccl_ring", "nccl_tree"}) {
+    CHECK(reg.refusal(reg.find(core::CollectiveKind::allreduce, name), tiny) ==
+          "buffsize=4096 is below 65536 bytes (0 takes NCCL's default buffer)");
+  }
+  for (const auto c : {core::CollectiveKind::allgather, core::CollectiveKind::reduce_scatter,
+                       core::CollectiveKind::bcast, core::CollectiveKind::reduce}) {
+    algorithms::Request r = tiny;
+    r.collective = c;
+    CHECK(reg.refusal(reg.find(c, "nccl_ring"), r) ==
+          "buffsize=4096 is below 65536 bytes (0 takes NCCL's default buffer)");
+  }
+}
+
 TEST_CASE("nccl ring allreduce splits the buffer into near-equal channel slices, interleaved",
           "[algorithms][allreduce][nccl]") {
   // 301 bytes, 3 channels: slices of 101, 100 and 100 bytes, each a 2-rank ring of two chunks.

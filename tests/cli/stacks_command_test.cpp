@@ -4,6 +4,7 @@
 
 #include "cli_test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -73,6 +74,39 @@ TEST_CASE("nccl.env constrains NCCL's choice as NCCL's variables do", "[cli][sta
   CHECK(r.at("results").at(0).at("algorithm") == "nccl_ring");
 }
 
+TEST_CASE("NCCL_BUFFSIZE and its LL variants size the chunks of the protocol that runs",
+          "[cli][stacks]") {
+  // 1 GiB on 8 A100s under NCCL_PROTO=Simple is a ring of 24 channels, each channel's 44.7 MB
+  // in loops of 8 chunks: 2 MiB chunks (3 loops) with the default 4 MiB buffer, 512 KiB chunks
+  // (11 loops) with NCCL_BUFFSIZE=1048576 (tests/algorithms checks the chunks). The row names
+  // the buffer, and its time is that of the parameter pinned by hand.
+  const EnvScenario buf("env_buffer", "    NCCL_BUFFSIZE: 1048576\n    NCCL_LL_BUFFSIZE: 131072\n"
+                                      "    NCCL_PROTO: Simple\n");
+  const json s = run_json("sim --scenario " + buf.path +
+                          " --algorithm nccl_ring --ranks 8 --sizes 1GiB --format json");
+  CHECK(s.at("results").at(0).at("params") == "channels=24,protocol=simple,buffsize=1048576");
+  const json pinned = run_json("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes "
+                               "1GiB --param channels=24 --param protocol=simple --param "
+                               "buffsize=1048576 --format json");
+  CHECK(s.at("results").at(0).at("time_us").get<double>() ==
+        Approx(pinned.at("results").at(0).at("time_us").get<double>()).epsilon(1e-12));
+  // The LL buffer is the LL protocol's only: a pinned LL run takes 131072.
+  const json ll = run_json("sim --scenario " + buf.path +
+                           " --algorithm nccl_ring --ranks 8 --sizes 1MiB --param protocol=ll "
+                           "--format json");
+  CHECK(ll.at("results").at(0).at("params") == "channels=24,buffsize=131072");
+  const auto tiny = run_collsim("sim --scenario dgx-a100 --algorithm nccl_tree --ranks 8 --sizes "
+                                "1MiB --param buffsize=1024");
+  CHECK(tiny.out.find("# skipped: nccl_tree at 8 ranks, 1048576 bytes: buffsize=1024 is below "
+                      "65536 bytes (0 takes NCCL's default buffer)") != std::string::npos);
+  // On two nodes the ring's schedule collapses by symmetry, which does not lift the refusal.
+  const auto two = run_collsim("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 16 --sizes "
+                               "1GiB --param buffsize=1000");
+  CHECK(two.code == 0);
+  CHECK(two.out.find("# skipped: nccl_ring at 16 ranks, 1073741824 bytes: buffsize=1000 is below "
+                     "65536 bytes") != std::string::npos);
+}
+
 TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks]") {
   const EnvScenario bad("env_bad", "    NCCL_ALGO: Rnig\n");
   const auto o =
@@ -80,18 +114,23 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
   CHECK(o.code == 2);
   CHECK(o.err == bad.path + ":5:16: error: nccl.env.NCCL_ALGO: 'rnig' is not one of tree, ring, "
                             "collnetdirect, collnetchain, nvls, nvlstree, pat\n");
-  const EnvScenario count("env_count", "    NCCL_MIN_NCHANNELS: 100\n");
-  const auto c = run_collsim("run " + count.path);
-  CHECK(c.code == 2);
-  CHECK(c.err == count.path +
-                     ":5:25: error: nccl.env.NCCL_MIN_NCHANNELS: expected a channel count from 1 "
-                     "to 64, got '100'\n");
-  const EnvScenario chunk("env_chunk", "    NCCL_NVLS_CHUNKSIZE: 128K\n");
-  const auto k = run_collsim("run " + chunk.path);
-  CHECK(k.code == 2);
-  CHECK(k.err == chunk.path +
-                     ":5:26: error: nccl.env.NCCL_NVLS_CHUNKSIZE: expected a chunk size in bytes "
-                     "from 4096 to 16777216, got '128K'\n");
+  // `collsim run` of a scenario setting one variable: its error line after "path:".
+  const auto run_error = [](const std::string& name, const std::string& env) {
+    const EnvScenario scenario(name, env);
+    const auto r = run_collsim("run " + scenario.path);
+    CHECK(r.code == 2);
+    CHECK(r.err.rfind(scenario.path + ":", 0) == 0);
+    return r.err.substr(std::min(r.err.size(), scenario.path.size() + 1));
+  };
+  CHECK(run_error("env_count", "    NCCL_MIN_NCHANNELS: 100\n") ==
+        "5:25: error: nccl.env.NCCL_MIN_NCHANNELS: expected a channel count from 1 to 64, got "
+        "'100'\n");
+  CHECK(run_error("env_chunk", "    NCCL_NVLS_CHUNKSIZE: 128K\n") ==
+        "5:26: error: nccl.env.NCCL_NVLS_CHUNKSIZE: expected a chunk size in bytes from 4096 to "
+        "16777216, got '128K'\n");
+  CHECK(run_error("env_buffsize", "    NCCL_LL128_BUFFSIZE: 4096\n") ==
+        "5:26: error: nccl.env.NCCL_LL128_BUFFSIZE: expected a buffer size in bytes from 65536 to "
+        "134217728, got '4096'\n");
 }
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {

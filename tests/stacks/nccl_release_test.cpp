@@ -256,6 +256,9 @@ TEST_CASE("NVLS-tree's starting chunk by release, node count and NCCL's environm
         64 * 1024);
   CHECK(with_env(inputs("dgx-h100", 16, 21903), "NCCL_NVLSTREE_MAX_CHUNKSIZE", "65536") ==
         512 * 1024); // not read before 2.20.3
+  // Before 2.21.5 the starting chunk is the Simple step, an eighth of NCCL_BUFFSIZE.
+  CHECK(with_env(inputs("dgx-h100", 16, 21903), "NCCL_BUFFSIZE", "2097152") == 256 * 1024);
+  CHECK(with_env(inputs("dgx-h100", 16, 22105), "NCCL_BUFFSIZE", "2097152") == 128 * 1024);
   core::NcclSpec bad;
   bad.env = {{"NCCL_NVLS_CHUNKSIZE", "1k"}};
   CHECK_THROWS_WITH(stacks::parse_nccl_env(bad),

@@ -26,6 +26,14 @@ enum class Algo : std::uint8_t {
 /// NCCL's hardware classes for hwLatencies.
 enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
 
+/// buffSizes[Simple] by default: DEFAULT_BUFFSIZE (src/init.cc; 1 MiB on ARM hosts up to 2.18.6,
+/// not modelled). NCCL_BUFFSIZE overrides it.
+inline constexpr std::uint64_t kDefaultSimpleBuffer = 4 << 20;
+/// The smallest connection buffer collsim takes (the `buffsize` parameter, NCCL_BUFFSIZE and its
+/// LL and LL128 variants): NCCL_STEPS steps of 8 KiB. NCCL itself checks nothing.
+inline constexpr std::int64_t kSmallestBuffer = 64 << 10;
+/// The largest: 128 MiB, a step of 16 MiB (nvls_tree's largest `max_chunk`).
+inline constexpr std::int64_t kLargestBuffer = 128 << 20;
 inline constexpr std::uint64_t kNvlsChunkBytes = 128 << 10; ///< NCCL_NVLS_CHUNKSIZE default
 /// NVLS-tree's chunk from 4 nodes (enqueue.cc since 2.19.3; NCCL_NVLSTREE_MAX_CHUNKSIZE's default).
 inline constexpr std::uint64_t kNvlsTreeManyNodesChunk = 64 << 10;

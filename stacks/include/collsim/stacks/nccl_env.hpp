@@ -9,7 +9,10 @@
 //   NCCL_NVLS_ENABLE     0 turns NVLS and NVLSTree off (src/transport/nvls.cc);
 //   NCCL_COLLNET_ENABLE  1 turns CollNet on where a SHARP network supports it;
 //   NCCL_NVLS_CHUNKSIZE, NCCL_NVLSTREE_MAX_CHUNKSIZE  NVLS-tree's chunk in bytes (nvls.cc,
-//                 enqueue.cc; NCCL_NVLS_CHUNKSIZE from 2.21.5).
+//                 enqueue.cc; NCCL_NVLS_CHUNKSIZE from 2.21.5);
+//   NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE  each protocol's connection buffer in
+//                 bytes (src/init.cc computeBuffSizes, every release): a step is an eighth of it
+//                 (NCCL_STEPS), and the chunks of the ring, the tree and PAT are steps.
 // Other NCCL_ variables are accepted and ignored (listed by ignored_nccl_env), since they do not
 // change the model (NCCL_DEBUG, NCCL_IB_HCA, ...).
 
@@ -36,6 +39,9 @@ struct NcclEnv {
   std::optional<bool> collnet_enable;
   std::optional<std::uint64_t> nvls_chunk_size;     ///< NCCL_NVLS_CHUNKSIZE, bytes
   std::optional<std::uint64_t> nvls_tree_max_chunk; ///< NCCL_NVLSTREE_MAX_CHUNKSIZE, bytes
+  /// Per protocol (Proto), its connection buffer: NCCL_BUFFSIZE (Simple), NCCL_LL_BUFFSIZE,
+  /// NCCL_LL128_BUFFSIZE, in bytes; unset: NCCL's default.
+  std::array<std::optional<std::uint64_t>, 3> buffer{};
   bool operator==(const NcclEnv&) const = default;
   [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
     return algo_allowed[static_cast<std::size_t>(a)];

@@ -107,6 +107,10 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in);
 /// nvls_tree's `max_chunk` for `in`: nvls_tree_chunk(in) where it differs from the parameter's
 /// default (0: 128 KiB, 64 KiB from 4 nodes), else nullopt.
 std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in);
+/// The ring's, tree's and PAT's `buffsize` for a run of protocol `p` under `in`: the protocol's
+/// buffer from NCCL's environment (NCCL_BUFFSIZE for Simple, NCCL_LL_BUFFSIZE,
+/// NCCL_LL128_BUFFSIZE) where set, else nullopt (the parameter's default is NCCL's own).
+std::optional<std::uint64_t> buffer_param(const NcclModelInputs& in, algorithms::nccl::Proto p);
 /// Applies NCCL environment variables to model inputs: NCCL_NVLS_ENABLE=0 removes NVLS support,
 /// NCCL_COLLNET_ENABLE sets collnet_enable, NCCL_MIN/MAX_NCHANNELS bound comm_channels; NCCL_ALGO
 /// and NCCL_PROTO are kept in `env` for nccl_default, which disables the entries they exclude.

@@ -35,12 +35,14 @@ std::optional<algorithms::nccl::Algo> nccl_lowering_algo(const algorithms::Algor
 std::uint32_t slices_per_chunk(core::CollectiveKind c, algorithms::nccl::Algo a);
 
 /// The pieces the NCCL stack cuts one message of `length` payload bytes into: Simple, its
-/// slices (prims_simple.h's sliceSize, at least 1/32 of a slice's FIFO steps); LL and LL128,
+/// slices (prims_simple.h's sliceSize, at least 1/32 of a slice's FIFO steps, a step being an
+/// eighth of `simple_buffer`, buffSizes[Simple]: NCCL_BUFFSIZE); LL and LL128,
 /// kCutThroughPieces pieces of at least kCutThroughMin bytes (their line-level cut-through,
 /// approximated: the store-and-forward delay per hop falls to a quarter of the message's wire
 /// time).
 std::uint32_t nccl_pieces(core::CollectiveKind c, algorithms::nccl::Algo a,
-                          algorithms::nccl::Proto p, std::uint64_t length);
+                          algorithms::nccl::Proto p, std::uint64_t length,
+                          std::uint64_t simple_buffer = algorithms::nccl::kDefaultSimpleBuffer);
 
 inline constexpr std::uint32_t kCutThroughPieces = 4;
 inline constexpr std::uint64_t kCutThroughMin = 4096;
