@@ -4,6 +4,8 @@
 
 #include "collsim/core/layout.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <numeric>
@@ -35,11 +37,11 @@ std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink) {
 }
 
 std::uint32_t p2p_op_channels(std::uint64_t bytes, std::uint32_t fewest, std::uint32_t per_peer,
-                              bool multi_node, bool nvlink) {
+                              bool multi_node, bool nvlink, std::uint64_t chunk) {
   if (bytes == 0) {
     return 1;
   }
-  const std::uint64_t step = p2p_chunk_bytes(multi_node, nvlink);
+  const std::uint64_t step = chunk != 0 ? chunk : p2p_chunk_bytes(multi_node, nvlink);
   const std::uint64_t min_part = multi_node ? step / 2 : step / 8;
   const std::uint64_t max_part = multi_node ? step : step * 32;
   auto nc = static_cast<std::uint32_t>(std::min<std::uint64_t>(std::max<std::uint32_t>(fewest, 1),
@@ -109,10 +111,14 @@ P2pPlan p2p_plan(const Request& req) {
   };
   pl.peer_channels = param(kPeerChannels);
   pl.min_channels = param(kMinChannels);
+  pl.chunk = param(kP2pChunk);
+  if (pl.chunk == 0) {
+    pl.chunk = p2p_chunk_bytes(pl.nodes, pl.nvlink);
+  }
   if (pl.proto == Proto::ll) {
     pl.step = buffer_bytes(Proto::ll) / kSteps / 2; // stepSize = buffSizes[LL] / 8, half data
   } else {
-    pl.step = p2p_chunk_bytes(pl.nodes, pl.nvlink);
+    pl.step = pl.chunk;
   }
   return pl;
 }
@@ -228,7 +234,11 @@ AlgorithmInfo describe_p2p(const P2pCollective& c) {
                "per-rank counts); 0: every operation takes `channels`"},
               {kMinChannels, 0, 0, 64,
                "with peer_channels: the channels an operation takes at most before parts grow "
-               "past the chunk (scheduleP2pTasksToPlan's nChannelsMin)"}};
+               "past the chunk (scheduleP2pTasksToPlan's nChannelsMin)"},
+              {kP2pChunk, 0, 0, kLargestP2pChunk,
+               "the P2P chunk in bytes, Simple's step (comm->p2pChunkSize: NCCL_P2P_NET_CHUNKSIZE "
+               "across nodes, NCCL_P2P_NVL_CHUNKSIZE on NVLink, NCCL_P2P_PCI_CHUNKSIZE); 0: "
+               "NCCL's default, 128 KiB, 512 KiB on NVLink"}};
   a.constraints = c.constraints;
   a.constraints.emplace_back("protocol simple or ll");
   a.check = [c](const Request& req) -> std::string {
@@ -239,6 +249,11 @@ AlgorithmInfo describe_p2p(const P2pCollective& c) {
     }
     if (protocol_of(req) == Proto::ll128) {
       return "NCCL moves point-to-point transfers with Simple or LL, not LL128";
+    }
+    if (const auto it = req.params.find(kP2pChunk);
+        it != req.params.end() && it->second > 0 && it->second < kSmallestP2pChunk) {
+      return fmt::format("{}={} is below {} bytes (0 takes NCCL's default chunk)", kP2pChunk,
+                         it->second, kSmallestP2pChunk);
     }
     return size_refusal(p2p_plan(req),
                         [&](const P2pPlan& pl, Sink& sink) { c.emit(req, pl, sink); });

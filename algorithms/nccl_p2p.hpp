@@ -36,22 +36,28 @@ using P2pRound = std::function<std::pair<std::optional<P2pSide>, std::optional<P
 /// The parameters that split each operation by its own size (per-rank counts; nccl_p2p.cpp).
 inline constexpr const char* kPeerChannels = "peer_channels";
 inline constexpr const char* kMinChannels = "min_channels";
+/// The P2P chunk parameter (comm->p2pChunkSize), and the smallest and largest taken.
+inline constexpr const char* kP2pChunk = "chunk";
+inline constexpr std::int64_t kSmallestP2pChunk = 4 << 10;
+inline constexpr std::int64_t kLargestP2pChunk = 16 << 20;
 
 struct P2pPlan {
   std::uint32_t p = 1;
   std::uint32_t channels = 1;
   detail::NodeLayout layout;
   Proto proto = Proto::simple;
-  std::uint64_t step = 0; ///< the Simple P2P chunk (stepSize); LL: half an LL step
-  bool nodes = false;     ///< more than one node (network chunk shrinking applies)
-  bool nvlink = false;    ///< the node's GPUs talk over NVLink (the P2P chunk size)
+  std::uint64_t step = 0;  ///< the Simple P2P chunk (stepSize); LL: half an LL step
+  std::uint64_t chunk = 0; ///< the P2P chunk (the `chunk` parameter or p2p_chunk_bytes)
+  bool nodes = false;      ///< more than one node (network chunk shrinking applies)
+  bool nvlink = false;     ///< the node's GPUs talk over NVLink (the P2P chunk size)
   /// 0: every operation over `channels`; else each over p2p_op_channels(its bytes,
   /// min_channels, peer_channels), as NCCL splits operations of different sizes.
   std::uint32_t peer_channels = 0;
   std::uint32_t min_channels = 0;
   [[nodiscard]] std::uint32_t channels_for(std::uint64_t bytes) const {
-    return peer_channels == 0 ? channels
-                              : p2p_op_channels(bytes, min_channels, peer_channels, nodes, nvlink);
+    return peer_channels == 0
+               ? channels
+               : p2p_op_channels(bytes, min_channels, peer_channels, nodes, nvlink, chunk);
   }
 };
 P2pPlan p2p_plan(const Request& req);

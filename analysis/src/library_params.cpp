@@ -75,11 +75,13 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
   const bool fill_channels = channels != nullptr && !request.params.contains("channels");
   const bool fill_chunk = spec("max_chunk") != nullptr && !request.params.contains("max_chunk");
   const bool fill_buffer = spec("buffsize") != nullptr && !request.params.contains("buffsize");
+  const bool fill_p2p_chunk = p2p && spec("chunk") != nullptr && !request.params.contains("chunk");
   // Per-rank counts: NCCL splits each send and receive by its own size (addP2pToPlan), so the
   // generator gets the communicator's bounds rather than one split for the average block.
   const bool fill_peer = p2p && !request.counts.empty() && spec("peer_channels") != nullptr &&
                          !request.params.contains("peer_channels");
-  if (!fill_proto && !fill_channels && !fill_peer && !fill_chunk && !fill_buffer) {
+  if (!fill_proto && !fill_channels && !fill_peer && !fill_chunk && !fill_buffer &&
+      !fill_p2p_chunk) {
     return request;
   }
   NcclModelInputs in =
@@ -134,6 +136,12 @@ algorithms::Request with_library_params(const algorithms::AlgorithmInfo& algo,
     if (index < static_cast<std::int64_t>(proto->choices.size())) {
       request.params["protocol"] = index;
       shown.push_back("protocol=" + proto->choices[static_cast<std::size_t>(index)]);
+    }
+  }
+  if (fill_p2p_chunk) { // NCCL_P2P_NET/NVL/PCI_CHUNKSIZE
+    if (const auto chunk = stacks::p2p_chunk_param(in)) {
+      request.params["chunk"] = static_cast<std::int64_t>(*chunk);
+      shown.push_back(fmt::format("chunk={}", *chunk));
     }
   }
   if (fill_buffer) { // NCCL_BUFFSIZE (or its LL, LL128 variant) for the protocol that runs

@@ -18,10 +18,20 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::array<std::string_view, 11> kRead{
-    "NCCL_ALGO",        "NCCL_PROTO",          "NCCL_MIN_NCHANNELS",  "NCCL_MAX_NCHANNELS",
-    "NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE", "NCCL_NVLS_CHUNKSIZE", "NCCL_NVLSTREE_MAX_CHUNKSIZE",
-    "NCCL_BUFFSIZE",    "NCCL_LL_BUFFSIZE",    "NCCL_LL128_BUFFSIZE"};
+constexpr std::array<std::string_view, 14> kRead{"NCCL_ALGO",
+                                                 "NCCL_PROTO",
+                                                 "NCCL_MIN_NCHANNELS",
+                                                 "NCCL_MAX_NCHANNELS",
+                                                 "NCCL_NVLS_ENABLE",
+                                                 "NCCL_COLLNET_ENABLE",
+                                                 "NCCL_NVLS_CHUNKSIZE",
+                                                 "NCCL_NVLSTREE_MAX_CHUNKSIZE",
+                                                 "NCCL_BUFFSIZE",
+                                                 "NCCL_LL_BUFFSIZE",
+                                                 "NCCL_LL128_BUFFSIZE",
+                                                 "NCCL_P2P_NET_CHUNKSIZE",
+                                                 "NCCL_P2P_NVL_CHUNKSIZE",
+                                                 "NCCL_P2P_PCI_CHUNKSIZE"};
 
 std::string lower(std::string_view s) {
   return detail::lower_no_spaces(s);
@@ -147,6 +157,12 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
       env.buffer[static_cast<std::size_t>(Proto::ll)] = parse_buffer(spec, name, value);
     } else if (name == "NCCL_LL128_BUFFSIZE") {
       env.buffer[static_cast<std::size_t>(Proto::ll128)] = parse_buffer(spec, name, value);
+    } else if (name == "NCCL_P2P_NET_CHUNKSIZE") {
+      env.p2p_net_chunk = parse_chunk(spec, name, value);
+    } else if (name == "NCCL_P2P_NVL_CHUNKSIZE") {
+      env.p2p_nvl_chunk = parse_chunk(spec, name, value);
+    } else if (name == "NCCL_P2P_PCI_CHUNKSIZE") {
+      env.p2p_pci_chunk = parse_chunk(spec, name, value);
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {

@@ -72,8 +72,8 @@ NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes) {
   }
   out.min_channels = fewest;
   // addP2pToPlan, with the Simple step (the P2P chunk size).
-  out.channels =
-      algorithms::nccl::p2p_op_channels(bytes, fewest, per_peer, in.nodes > 1, in.nvlink);
+  out.channels = algorithms::nccl::p2p_op_channels(bytes, fewest, per_peer, in.nodes > 1, in.nvlink,
+                                                   p2p_chunk_param(in).value_or(0));
   out.proto = bytes <= out.channels * kLlThreshold ? algorithms::nccl::Proto::ll
                                                    : algorithms::nccl::Proto::simple;
   return out;

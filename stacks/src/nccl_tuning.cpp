@@ -220,6 +220,9 @@ std::optional<NcclChoice> nccl_default(CollectiveKind collective, std::uint32_t 
       out.channels = p2p.channels;
       out.params = {{"protocol", std::string(proto_param(p2p.proto))},
                     {"channels", std::to_string(p2p.channels)}};
+      if (const auto chunk = p2p_chunk_param(in)) { // NCCL_P2P_*_CHUNKSIZE
+        out.params["chunk"] = std::to_string(*chunk);
+      }
     }
     return out;
   }
@@ -299,6 +302,13 @@ std::optional<NcclChoice> nccl_algorithm_choice(CollectiveKind collective, std::
   tune_channels(*out, named, nccl_comm_channels(named));
   name_algorithm(*out, named);
   return out;
+}
+
+std::optional<std::uint64_t> p2p_chunk_param(const NcclModelInputs& in) {
+  if (in.nodes > 1) {
+    return in.env.p2p_net_chunk;
+  }
+  return in.nvlink ? in.env.p2p_nvl_chunk : in.env.p2p_pci_chunk;
 }
 
 std::optional<std::uint64_t> buffer_param(const NcclModelInputs& in, Proto p) {

@@ -33,6 +33,15 @@ core::Schedule p2p(std::uint32_t p, std::uint64_t n, std::int64_t channels,
   return reg.generate(algo, req);
 }
 
+/// Two GPUs on one PCIe node (`system` topology): NCCL's PCI P2P chunk, 128 KiB.
+core::Topology pcie_pair() {
+  core::TopologySpec spec;
+  spec.kind = "system";
+  spec.system.nodes = 1;
+  spec.system.node.gpus = 2;
+  return topologies::build(spec, 2);
+}
+
 /// The peers rank r sends to (or receives from), in program order, each once.
 std::vector<core::Rank> order(const core::Schedule& s, core::Rank r,
                               core::OpKind kind = core::OpKind::send) {
@@ -71,11 +80,7 @@ TEST_CASE("nccl_p2p splits each transfer over its channels and cuts them into P2
           "[algorithms][alltoall][nccl]") {
   // 2 ranks on one PCIe node (128 KiB chunks), 1 MiB each way in 2 parts of 512 KiB: 4 chunks a
   // part, 8 sends and 8 receives a rank, on issue streams 0 and 1, plus the local copy.
-  core::TopologySpec spec;
-  spec.kind = "system";
-  spec.system.nodes = 1;
-  spec.system.node.gpus = 2;
-  const core::Topology pcie = topologies::build(spec, 2);
+  const core::Topology pcie = pcie_pair();
   const core::Schedule s = p2p(2, 2 << 20, 2, &pcie);
   CHECK(core::check_semantics(s).summary() == "");
   std::uint32_t sends = 0;
@@ -87,6 +92,38 @@ TEST_CASE("nccl_p2p splits each transfer over its channels and cuts them into P2
     }
   }
   CHECK(sends == 8);
+}
+
+TEST_CASE("nccl_p2p's `chunk` is the P2P chunk (NCCL_P2P_*_CHUNKSIZE), refused below 4 KiB",
+          "[algorithms][alltoall][nccl]") {
+  // The PCIe pair above with NCCL_P2P_PCI_CHUNKSIZE=262144: 1 MiB each way in 2 parts of 512 KiB,
+  // 2 chunks of 256 KiB a part: 4 sends a rank.
+  const core::Topology pcie = pcie_pair();
+  const auto reg = algorithms::make_default_registry();
+  const auto& algo = reg.find(core::CollectiveKind::alltoall, "nccl_p2p");
+  algorithms::Request req;
+  req.collective = core::CollectiveKind::alltoall;
+  req.ranks = 2;
+  req.bytes = core::Bytes{2 << 20};
+  req.topology = &pcie;
+  req.params["channels"] = 2;
+  req.params["chunk"] = 256 << 10;
+  const core::Schedule s = reg.generate(algo, req);
+  CHECK(core::check_semantics(s).summary() == "");
+  std::vector<std::uint64_t> lengths;
+  for (core::OpId id = s.rank_begin(0); id < s.rank_end(0); ++id) {
+    if (s.kind(id) == core::OpKind::send) {
+      lengths.push_back(s.length(id));
+    }
+  }
+  CHECK(lengths == std::vector<std::uint64_t>(4, 256U << 10));
+  req.params["chunk"] = 1000;
+  CHECK(reg.refusal(algo, req) == "chunk=1000 is below 4096 bytes (0 takes NCCL's default chunk)");
+  // The channel split follows the chunk too: parts of at least an eighth of it on one node.
+  CHECK(algorithms::nccl::p2p_op_channels(1 << 20, 8, 8, false, false) == 8);
+  CHECK(algorithms::nccl::p2p_op_channels(1 << 20, 8, 8, false, false, 1 << 20) == 8);
+  CHECK(algorithms::nccl::p2p_op_channels(64 << 10, 8, 8, false, false) == 4);
+  CHECK(algorithms::nccl::p2p_op_channels(64 << 10, 8, 8, false, false, 512 << 10) == 1);
 }
 
 TEST_CASE("nccl_p2p gather and scatter move each block once, to or from the root, in round order",

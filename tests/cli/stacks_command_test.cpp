@@ -26,6 +26,20 @@ struct EnvScenario : TempScenario {
                                "    ranks: [8]\n    sizes: [1MiB]\n") {}
 };
 
+/// The first result row of `collsim sim ARGS --format json`.
+json sim_row(const std::string& args) {
+  return run_json("sim " + args + " --format json").at("results").at(0);
+}
+
+/// `sim ARGS` fills in `params` (NCCL's variables) and takes the time of `sim PINNED`, which names
+/// the same values by hand.
+void check_filled(const std::string& args, const std::string& params, const std::string& pinned) {
+  const json row = sim_row(args);
+  CHECK(row.at("params") == params);
+  CHECK(row.at("time_us").get<double>() ==
+        Approx(sim_row(pinned).at("time_us").get<double>()).epsilon(1e-12));
+}
+
 } // namespace
 
 TEST_CASE("sim runs an NCCL algorithm with NCCL's own protocol and channels unless pinned",
@@ -82,19 +96,14 @@ TEST_CASE("NCCL_BUFFSIZE and its LL variants size the chunks of the protocol tha
   // the buffer, and its time is that of the parameter pinned by hand.
   const EnvScenario buf("env_buffer", "    NCCL_BUFFSIZE: 1048576\n    NCCL_LL_BUFFSIZE: 131072\n"
                                       "    NCCL_PROTO: Simple\n");
-  const json s = run_json("sim --scenario " + buf.path +
-                          " --algorithm nccl_ring --ranks 8 --sizes 1GiB --format json");
-  CHECK(s.at("results").at(0).at("params") == "channels=24,protocol=simple,buffsize=1048576");
-  const json pinned = run_json("sim --scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes "
-                               "1GiB --param channels=24 --param protocol=simple --param "
-                               "buffsize=1048576 --format json");
-  CHECK(s.at("results").at(0).at("time_us").get<double>() ==
-        Approx(pinned.at("results").at(0).at("time_us").get<double>()).epsilon(1e-12));
+  check_filled("--scenario " + buf.path + " --algorithm nccl_ring --ranks 8 --sizes 1GiB",
+               "channels=24,protocol=simple,buffsize=1048576",
+               "--scenario dgx-a100 --algorithm nccl_ring --ranks 8 --sizes 1GiB --param "
+               "channels=24 --param protocol=simple --param buffsize=1048576");
   // The LL buffer is the LL protocol's only: a pinned LL run takes 131072.
-  const json ll = run_json("sim --scenario " + buf.path +
-                           " --algorithm nccl_ring --ranks 8 --sizes 1MiB --param protocol=ll "
-                           "--format json");
-  CHECK(ll.at("results").at(0).at("params") == "channels=24,buffsize=131072");
+  CHECK(sim_row("--scenario " + buf.path +
+                " --algorithm nccl_ring --ranks 8 --sizes 1MiB --param protocol=ll")
+            .at("params") == "channels=24,buffsize=131072");
   const auto tiny = run_collsim("sim --scenario dgx-a100 --algorithm nccl_tree --ranks 8 --sizes "
                                 "1MiB --param buffsize=1024");
   CHECK(tiny.out.find("# skipped: nccl_tree at 8 ranks, 1048576 bytes: buffsize=1024 is below "
@@ -105,6 +114,19 @@ TEST_CASE("NCCL_BUFFSIZE and its LL variants size the chunks of the protocol tha
   CHECK(two.code == 0);
   CHECK(two.out.find("# skipped: nccl_ring at 16 ranks, 1073741824 bytes: buffsize=1000 is below "
                      "65536 bytes") != std::string::npos);
+}
+
+TEST_CASE("NCCL_P2P_NET_CHUNKSIZE sizes the chunks of NCCL's point-to-point transfers",
+          "[cli][stacks]") {
+  // Two DGX A100 nodes: comm->p2pChunkSize is the network's (init.cc computeBuffSizes).
+  const EnvScenario net("env_p2p", "    NCCL_P2P_NET_CHUNKSIZE: 524288\n"
+                                   "    NCCL_P2P_NVL_CHUNKSIZE: 65536\n");
+  const std::string call = " --collective alltoall --algorithm nccl_p2p --sizes 64MiB --param "
+                           "protocol=simple --param channels=2";
+  check_filled("--scenario " + net.path + call + " --ranks 16", "chunk=524288",
+               "--scenario dgx-a100" + call + " --ranks 16 --param chunk=524288");
+  // On one node the NVLink variable applies.
+  CHECK(sim_row("--scenario " + net.path + call + " --ranks 8").at("params") == "chunk=65536");
 }
 
 TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks]") {
@@ -131,6 +153,9 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
   CHECK(run_error("env_buffsize", "    NCCL_LL128_BUFFSIZE: 4096\n") ==
         "5:26: error: nccl.env.NCCL_LL128_BUFFSIZE: expected a buffer size in bytes from 65536 to "
         "134217728, got '4096'\n");
+  CHECK(run_error("env_p2p_chunk", "    NCCL_P2P_NET_CHUNKSIZE: 64M\n") ==
+        "5:29: error: nccl.env.NCCL_P2P_NET_CHUNKSIZE: expected a chunk size in bytes from 4096 "
+        "to 16777216, got '64M'\n");
 }
 
 TEST_CASE("collsim stacks lists the stacks with their sources", "[cli][stacks]") {

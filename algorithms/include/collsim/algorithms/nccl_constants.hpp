@@ -67,7 +67,8 @@ std::uint64_t p2p_chunk_bytes(bool multi_node, bool nvlink);
 /// addP2pToPlan): as few as fit parts of at least a quarter (several nodes: half) of the P2P
 /// chunk, at most `fewest` (scheduleP2pTasksToPlan's nChannelsMin), then doubled up to `per_peer`
 /// (comm->p2pnChannelsPerPeer) while a part is larger than the chunk (one node: 32 chunks).
+/// `chunk`: the P2P chunk where NCCL's environment sets it (0: p2p_chunk_bytes').
 std::uint32_t p2p_op_channels(std::uint64_t bytes, std::uint32_t fewest, std::uint32_t per_peer,
-                              bool multi_node, bool nvlink);
+                              bool multi_node, bool nvlink, std::uint64_t chunk = 0);
 
 } // namespace collsim::algorithms::nccl

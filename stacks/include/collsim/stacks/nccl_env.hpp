@@ -12,7 +12,9 @@
 //                 enqueue.cc; NCCL_NVLS_CHUNKSIZE from 2.21.5);
 //   NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE, NCCL_LL128_BUFFSIZE  each protocol's connection buffer in
 //                 bytes (src/init.cc computeBuffSizes, every release): a step is an eighth of it
-//                 (NCCL_STEPS), and the chunks of the ring, the tree and PAT are steps.
+//                 (NCCL_STEPS), and the chunks of the ring, the tree and PAT are steps;
+//   NCCL_P2P_NET_CHUNKSIZE, NCCL_P2P_NVL_CHUNKSIZE, NCCL_P2P_PCI_CHUNKSIZE  the point-to-point
+//                 chunk across nodes, on an NVLink-only node, else (init.cc computeBuffSizes).
 // Other NCCL_ variables are accepted and ignored (listed by ignored_nccl_env), since they do not
 // change the model (NCCL_DEBUG, NCCL_IB_HCA, ...).
 
@@ -42,6 +44,9 @@ struct NcclEnv {
   /// Per protocol (Proto), its connection buffer: NCCL_BUFFSIZE (Simple), NCCL_LL_BUFFSIZE,
   /// NCCL_LL128_BUFFSIZE, in bytes; unset: NCCL's default.
   std::array<std::optional<std::uint64_t>, 3> buffer{};
+  std::optional<std::uint64_t> p2p_net_chunk; ///< NCCL_P2P_NET_CHUNKSIZE, bytes
+  std::optional<std::uint64_t> p2p_nvl_chunk; ///< NCCL_P2P_NVL_CHUNKSIZE, bytes
+  std::optional<std::uint64_t> p2p_pci_chunk; ///< NCCL_P2P_PCI_CHUNKSIZE, bytes
   bool operator==(const NcclEnv&) const = default;
   [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
     return algo_allowed[static_cast<std::size_t>(a)];

@@ -111,6 +111,10 @@ std::optional<std::uint64_t> nvls_tree_chunk_param(const NcclModelInputs& in);
 /// buffer from NCCL's environment (NCCL_BUFFSIZE for Simple, NCCL_LL_BUFFSIZE,
 /// NCCL_LL128_BUFFSIZE) where set, else nullopt (the parameter's default is NCCL's own).
 std::optional<std::uint64_t> buffer_param(const NcclModelInputs& in, algorithms::nccl::Proto p);
+/// nccl_p2p's `chunk` under `in`: comm->p2pChunkSize where NCCL's environment sets it
+/// (init.cc computeBuffSizes: NCCL_P2P_NET_CHUNKSIZE with several nodes, NCCL_P2P_NVL_CHUNKSIZE
+/// on an NVLink node, else NCCL_P2P_PCI_CHUNKSIZE), else nullopt (the default, p2p_chunk_bytes).
+std::optional<std::uint64_t> p2p_chunk_param(const NcclModelInputs& in);
 /// Applies NCCL environment variables to model inputs: NCCL_NVLS_ENABLE=0 removes NVLS support,
 /// NCCL_COLLNET_ENABLE sets collnet_enable, NCCL_MIN/MAX_NCHANNELS bound comm_channels; NCCL_ALGO
 /// and NCCL_PROTO are kept in `env` for nccl_default, which disables the entries they exclude.
