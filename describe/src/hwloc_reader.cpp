@@ -214,8 +214,8 @@ void read_cpus(hwloc_topology_t topo, NodeDescription& node, const std::string& 
 
 /// GPU-to-GPU and GPU-to-NVSwitch bandwidths from hwloc's NVLinkBandwidth matrix (MB/s).
 void read_nvlink_distances(hwloc_topology_t topo, NodeDescription& node,
-                           const std::map<hwloc_obj_t, std::uint32_t>& gpu_index,
-                           double link_mbps) {
+                           const std::map<hwloc_obj_t, std::uint32_t>& gpu_index, double link_mbps,
+                           const std::string& file) {
   unsigned nr = 1;
   hwloc_distances_s* dist = nullptr;
   if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, &dist, 0) != 0 || nr == 0) {
@@ -250,9 +250,18 @@ void read_nvlink_distances(hwloc_topology_t topo, NodeDescription& node,
   }
   hwloc_distances_release(topo, dist);
   node.nvlink_known = true;
+  // NVLink 5 gives a GPU 18 links, the most today; a bandwidth of more than 64 links' worth is
+  // not a machine (found by fuzzing: 7.4e14 links overflowed the count).
+  constexpr double kMostLinks = 64;
   const auto links = [&](std::uint64_t mbps) {
-    return static_cast<std::uint32_t>(
-        std::max(1.0, std::round(static_cast<double>(mbps) / link_mbps)));
+    const double n = std::round(static_cast<double>(mbps) / link_mbps);
+    if (!(n <= kMostLinks)) {
+      throw core::LogParseError(
+          {file, 1, 1}, fmt::format("the NVLinkBandwidth distances give {} MB/s, {} NVLinks of {} "
+                                    "MB/s: more than a GPU has ({} at most)",
+                                    mbps, n, link_mbps, kMostLinks));
+    }
+    return static_cast<std::uint32_t>(std::max(1.0, n));
   };
   for (const auto& [ab, mbps] : pairs) {
     node.nvlinks.push_back({ab.first, ab.second, links(mbps)});
@@ -336,7 +345,7 @@ NodeDescription describe(hwloc_topology_t topo, const std::string& file) {
     node.pcie_link = core::Bandwidth{static_cast<double>(fastest) * 1e9};
   }
   const double link_mbps = nvlink_link_bandwidth(node).gbps() * 1000.0;
-  read_nvlink_distances(topo, node, gpu_index, link_mbps);
+  read_nvlink_distances(topo, node, gpu_index, link_mbps, file);
   return node;
 }
 

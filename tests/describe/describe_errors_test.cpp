@@ -151,6 +151,22 @@ TEST_CASE("lstopo XML: a PU or NUMA node without a usable os_index is refused",
         "number it 4294967295 and size its sets by that)");
 }
 
+TEST_CASE("lstopo XML: an NVLink bandwidth of more links than a GPU has is refused",
+          "[describe][errors]") {
+  // Found by fuzzing: a distance of 7.4e14 links overflowed the link count (undefined behaviour).
+  const std::string real = text_of(data("dgx2.hwloc-test.lstopo.xml"));
+  const std::string row =
+      "<u64values length=\"36\">0 0 0 0 0 0 25000 25000 25000 25000 </u64values>";
+  REQUIRE(real.find(row) != std::string::npos);
+  std::string text = real;
+  text.replace(text.find(row), row.size(),
+               "<u64values length=\"41\">0 0 0 0 0 0 2500000000 25000 25000 25000 </u64values>");
+  const std::string err = xml_error(text);
+  CHECK(err.rfind("bad_node.xml:1:1: error: the NVLinkBandwidth distances give ", 0) == 0);
+  CHECK(err.find("NVLinks of 25000 MB/s: more than a GPU has (64 at most)") != std::string::npos);
+  CHECK(xml_error(real) == "no error");
+}
+
 TEST_CASE("lstopo XML: an OpenFabrics device without a name leaves its NIC known by bus id",
           "[describe][errors]") {
   // hwloc imports an OS device without a name attribute with a null name; the reader built a
