@@ -59,7 +59,6 @@ constexpr std::array<Table, 3> kHwLatency{{
       {0, 0, 14}}},
 }};
 
-constexpr std::uint64_t kSimpleBuffer = kDefaultSimpleBuffer;
 constexpr std::uint64_t kLlBuffer = 8ULL * 512 * kSteps * 16; // lines x threads x steps x 16 B
 constexpr std::uint64_t kLl128Buffer = 120ULL * 640 * kSteps * 8;
 
@@ -204,11 +203,11 @@ double inter_node_latency_share(Algo a) {
 
 std::uint64_t buffer_bytes(Proto p) {
   switch (p) {
-  case Proto::simple: return kSimpleBuffer;
+  case Proto::simple: return kDefaultSimpleBuffer;
   case Proto::ll: return kLlBuffer;
   case Proto::ll128: return kLl128Buffer;
   }
-  return kSimpleBuffer;
+  return kDefaultSimpleBuffer;
 }
 
 std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {

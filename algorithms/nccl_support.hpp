@@ -19,7 +19,6 @@
 
 namespace collsim::algorithms::nccl {
 
-inline constexpr std::uint64_t kSteps = 8;           ///< NCCL_STEPS
 inline constexpr std::uint32_t kDefaultChannels = 2; ///< our default `channels`
 inline constexpr std::uint32_t kMaxChannels = 64;    ///< MAXCHANNELS
 

@@ -438,7 +438,7 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
     const std::uint64_t step = // buffSizes[SIMPLE] / NCCL_STEPS
         env.buffer[static_cast<std::size_t>(algorithms::nccl::Proto::simple)].value_or(
             algorithms::nccl::kDefaultSimpleBuffer) /
-        8;
+        algorithms::nccl::kSteps;
     if (r >= 22003 && env.nvls_tree_max_chunk) {
       return std::min(step, *env.nvls_tree_max_chunk);
     }
@@ -452,9 +452,7 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
   // NCCL's own NCCL_NET_OVERHEAD x 3) bounds a GPU's 64 KiB chunks at about 22 GB/s, and the
   // 1 GiB allreduce on 2 x 8 B200 took twice as long (6211 against 3151 us); NVIDIA's choice
   // says the proxy is faster than that there (docs/library-defaults.md).
-  if (!env.nvls_chunk_size && !env.nvls_tree_max_chunk) {
-    return algorithms::nccl::default_nvls_tree_chunk(in.nodes);
-  }
+  // Neither variable set: min(128 KiB, 64 KiB from 4 nodes), default_nvls_tree_chunk(nodes).
   const std::uint64_t chunk = env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes);
   const std::uint64_t tree_max = env.nvls_tree_max_chunk.value_or(
       in.nodes >= 4 ? algorithms::nccl::kNvlsTreeManyNodesChunk : chunk);

@@ -38,7 +38,7 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::uint64_t kSteps = 8; // NCCL_STEPS
+using algorithms::nccl::kSteps; // NCCL_STEPS
 
 std::optional<Proto> proto_of(const core::Protocol& p) {
   for (const Proto x : {Proto::simple, Proto::ll, Proto::ll128}) {

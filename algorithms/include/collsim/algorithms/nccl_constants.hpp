@@ -26,6 +26,9 @@ enum class Algo : std::uint8_t {
 /// NCCL's hardware classes for hwLatencies.
 enum class Hw : std::uint8_t { nvlink = 0, pci = 1, net = 2 };
 
+/// NCCL_STEPS (src/include/device.h): the slots of every connection's FIFO; a protocol's step is
+/// its buffer / NCCL_STEPS.
+inline constexpr std::uint64_t kSteps = 8;
 /// buffSizes[Simple] by default: DEFAULT_BUFFSIZE (src/init.cc; 1 MiB on ARM hosts up to 2.18.6,
 /// not modelled). NCCL_BUFFSIZE overrides it.
 inline constexpr std::uint64_t kDefaultSimpleBuffer = 4 << 20;
