@@ -18,7 +18,7 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::array<std::string_view, 14> kRead{"NCCL_ALGO",
+constexpr std::array<std::string_view, 15> kRead{"NCCL_ALGO",
                                                  "NCCL_PROTO",
                                                  "NCCL_MIN_NCHANNELS",
                                                  "NCCL_MAX_NCHANNELS",
@@ -31,7 +31,8 @@ constexpr std::array<std::string_view, 14> kRead{"NCCL_ALGO",
                                                  "NCCL_LL128_BUFFSIZE",
                                                  "NCCL_P2P_NET_CHUNKSIZE",
                                                  "NCCL_P2P_NVL_CHUNKSIZE",
-                                                 "NCCL_P2P_PCI_CHUNKSIZE"};
+                                                 "NCCL_P2P_PCI_CHUNKSIZE",
+                                                 "NCCL_NCHANNELS_PER_NET_PEER"};
 
 std::string lower(std::string_view s) {
   return detail::lower_no_spaces(s);
@@ -163,6 +164,8 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
       env.p2p_nvl_chunk = parse_chunk(spec, name, value);
     } else if (name == "NCCL_P2P_PCI_CHUNKSIZE") {
       env.p2p_pci_chunk = parse_chunk(spec, name, value);
+    } else if (name == "NCCL_NCHANNELS_PER_NET_PEER") {
+      env.net_peer_channels = parse_count(spec, name, value);
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {

@@ -286,3 +286,36 @@ TEST_CASE("NCCL splits each transfer of a grouped exchange as addP2pToPlan does"
   CHECK(stacks::nccl_p2p_choice(pcie.inputs, 1 << 20).channels == 1);
   CHECK(stacks::nccl_p2p_choice(pcie.inputs, 8 << 20).channels == 2);
 }
+
+TEST_CASE("a peer on another node gets NCCL's channels by release", "[nccl_defaults]") {
+  // Two p4d nodes, 16 ranks: 8 comm channels -> p2pnChannels 8; the NVSwitch path allows 24
+  // channels a peer, the network fewer (src/graph/paths.cc ncclTopoGetNchannels):
+  Setup s = setup("aws-p4d", 16);
+  REQUIRE(stacks::nccl_p2p_choice(s.inputs, 1 << 20).p2p_channels == 8);
+  const auto per_peer = [&](algorithms::nccl::ReleaseCode release, std::uint32_t ranks = 16) {
+    analysis::NcclModelInputs in = s.inputs;
+    in.release = release;
+    in.ranks = ranks;
+    return stacks::nccl_p2p_choice(in, 256 << 20).channels_per_peer;
+  };
+  // to 2.19: NCCL_NCHANNELS_PER_NET_PEER's default, 2;
+  CHECK(per_peer(21903) == 2);
+  // 2.20.3 - 2.28: 2, halved while 2 x ranks > 4 x p2pnChannels (32 at 16 ranks: kept; 64 at 32
+  // ranks: halved), at least the one local NIC;
+  CHECK(per_peer(22003) == 2);
+  CHECK(per_peer(22602) == 2);
+  CHECK(per_peer(22602, 32) == 1);
+  // from 2.29.2: one per local NIC, more for its bandwidth at 14 GB/s a channel (100 Gb/s: 1).
+  CHECK(per_peer(22902) == 1);
+  CHECK(per_peer(23007) == 1);
+  // NCCL_NCHANNELS_PER_NET_PEER wins (and 2.29.2's halving for the batches is skipped).
+  s.inputs.env.net_peer_channels = 4;
+  CHECK(per_peer(23007) == 4);
+  CHECK(per_peer(21903) == 4);
+  // A large operation spreads over them (addP2pToPlan doubles its parts up to the peer's channels).
+  s.inputs.env.net_peer_channels = 0;
+  s.inputs.release = 21903;
+  CHECK(stacks::nccl_p2p_choice(s.inputs, 256 << 20).channels == 2);
+  s.inputs.release = 23007;
+  CHECK(stacks::nccl_p2p_choice(s.inputs, 256 << 20).channels == 1);
+}

@@ -47,6 +47,7 @@ struct NcclEnv {
   std::optional<std::uint64_t> p2p_net_chunk; ///< NCCL_P2P_NET_CHUNKSIZE, bytes
   std::optional<std::uint64_t> p2p_nvl_chunk; ///< NCCL_P2P_NVL_CHUNKSIZE, bytes
   std::optional<std::uint64_t> p2p_pci_chunk; ///< NCCL_P2P_PCI_CHUNKSIZE, bytes
+  std::uint32_t net_peer_channels = 0;        ///< NCCL_NCHANNELS_PER_NET_PEER (0: unset)
   bool operator==(const NcclEnv&) const = default;
   [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
     return algo_allowed[static_cast<std::size_t>(a)];
