@@ -244,14 +244,31 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
   const DeviceId in = dst.node != kNetworkNode && dst.egress != kNoDevice ? dst.egress : db;
   std::vector<LinkId> path;
   if (out != da) {
-    path = shortest_path(da, out, src.node);
+    // Without GPUDirect RDMA the data goes through host memory on its way to the NIC.
+    const DeviceId via = staged_to_network(da) ? src.host : kNoDevice;
+    path = shortest_path(da, via != kNoDevice ? via : out, src.node);
+    if (via != kNoDevice) {
+      const auto rest = shortest_path(via, out, src.node);
+      path.insert(path.end(), rest.begin(), rest.end());
+    }
   }
   network_path(out, in, path);
   if (in != db) {
-    const auto tail = shortest_path(in, db, dst.node);
+    const DeviceId via = staged_to_network(db) ? dst.host : kNoDevice;
+    const auto tail = shortest_path(in, via != kNoDevice ? via : db, dst.node);
     path.insert(path.end(), tail.begin(), tail.end());
+    if (via != kNoDevice) {
+      const auto rest = shortest_path(via, db, dst.node);
+      path.insert(path.end(), rest.begin(), rest.end());
+    }
   }
   return path;
+}
+
+bool Topology::staged_to_network(DeviceId d) const {
+  const Device& dev = devices_[d];
+  return !dev.gdr && dev.kind == DeviceKind::gpu && dev.host != kNoDevice &&
+         dev.node != kNetworkNode;
 }
 
 bool Topology::staged_between(DeviceId a, DeviceId b) const {

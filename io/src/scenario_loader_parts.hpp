@@ -76,9 +76,15 @@ constexpr std::array<std::string_view, 5> kNvlinkKinds{"none", "all_to_all", "sw
 constexpr std::array<std::string_view, 8> kNvlinkKeys{
     "kind",          "link_bandwidth", "latency", "links_per_pair",
     "links_per_gpu", "links",          "sharp",   "sharp_reduce_bandwidth"};
-constexpr std::array<std::string_view, 8> kPcieKeys{
-    "gen", "lanes",   "bandwidth",      "switches",
-    "p2p", "latency", "switch_latency", "staged_duplex_efficiency"};
+constexpr std::array<std::string_view, 9> kPcieKeys{"gen",
+                                                    "lanes",
+                                                    "bandwidth",
+                                                    "switches",
+                                                    "p2p",
+                                                    "gdr",
+                                                    "latency",
+                                                    "switch_latency",
+                                                    "staged_duplex_efficiency"};
 constexpr std::array<std::string_view, 9> kCpuKeys{
     "sockets",        "numa_per_socket", "cores_per_socket",       "memory_bandwidth",
     "memory_latency", "inter_socket",    "inter_socket_bandwidth", "inter_socket_latency",

@@ -275,6 +275,8 @@ void Loader::pcie_section(const Located& at, core::TopologySpec& spec) const {
       pcie.switches = count0(v);
     } else if (k == "p2p") {
       pcie.p2p = boolean(v);
+    } else if (k == "gdr") {
+      pcie.gdr = boolean(v);
     } else if (k == "latency") {
       pcie.latency = seconds(v);
     } else if (k == "switch_latency") {

@@ -241,12 +241,14 @@ TEST_CASE("every scenario shipped in scenarios/ loads", "[io][scenario]") {
 TEST_CASE("a PCIe section gives the two-way share of traffic staged through the host",
           "[io][scenario][system]") {
   const auto s = parse_scenario("name: pcie\ntopology:\n  kind: system\n  node:\n    gpus: 2\n"
-                                "    pcie: {gen: 3, p2p: false, staged_duplex_efficiency: 0.66}\n"
+                                "    pcie: {gen: 3, p2p: false, gdr: false, "
+                                "staged_duplex_efficiency: 0.66}\n"
                                 "studies:\n  - collective: allreduce\n    algorithms: [ring]\n"
                                 "    ranks: [2]\n    sizes: [1 MiB]\n",
                                 "pcie.yaml");
   CHECK(s.topology.system.node.pcie.staged_duplex_efficiency == Approx(0.66));
   CHECK_FALSE(s.topology.system.node.pcie.p2p);
+  CHECK_FALSE(s.topology.system.node.pcie.gdr);
 }
 
 TEST_CASE("a system scenario fills SystemSpec, with defaults for the keys left out",
@@ -281,6 +283,7 @@ TEST_CASE("a system scenario fills SystemSpec, with defaults for the keys left o
   CHECK(n.pcie.latency.value == Approx(0.5e-6));        // default
   CHECK(n.pcie.switch_latency.value == Approx(105e-9)); // default
   CHECK(n.pcie.staged_duplex_efficiency == 1.0);        // default: no two-way loss
+  CHECK(n.pcie.gdr);                                    // default: GPUDirect RDMA
   CHECK(n.cpu.sockets == 2);
   CHECK(n.cpu.numa_per_socket == 2);
   CHECK(n.cpu.cores_per_socket == 56);

@@ -128,6 +128,24 @@ TEST_CASE("juwels-booster: each GPU leaves its node through a NIC of its own PCI
   CHECK(t.route_cost(2, 6).bottleneck.gbps() == Approx(25));
 }
 
+TEST_CASE("no GPUDirect RDMA: a GPU's traffic between nodes goes through host memory",
+          "[topologies][system][pcie]") {
+  auto spec = preset("juwels-booster");
+  spec.system.node.pcie.gdr = false;
+  const auto t = topologies::build(spec, 8);
+  CHECK(t.staged_to_network(t.device_of(2)));
+  // Up from the GPU to its socket and down to the NIC of the same switch, and on the other node
+  // from the NIC up to the socket and down to the GPU: each switch's uplink twice.
+  CHECK(hops(t, t.route(2, 6)) ==
+        std::vector<std::string>{"node0/gpu2", "node0/pcie1", "node0/cpu1", "node0/pcie1",
+                                 "node0/nic2", "net/g0/leaf0", "node1/nic2", "node1/pcie1",
+                                 "node1/cpu1", "node1/pcie1", "node1/gpu2"});
+  // Inside a node nothing changes (NVLink), nor does the route between nodes with GPUDirect RDMA
+  // (the juwels-booster test above).
+  CHECK(t.route(0, 1).size() == 1);
+  CHECK_FALSE(topologies::build(preset("juwels-booster"), 8).staged_to_network(0));
+}
+
 TEST_CASE("CPU nodes: cores share their NUMA domain's memory and cross UPI between sockets",
           "[topologies][system][cpu]") {
   const auto t = topologies::build(preset("gadi"), 96);

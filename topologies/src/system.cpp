@@ -235,6 +235,7 @@ private:
       gpu.endpoint = ep_;
       gpu.host = sockets[port_socket[p]];
       gpu.p2p = p2p;
+      gpu.gdr = pcie.gdr;
       const DeviceId id = t_.add_device(std::move(gpu));
       t_.add_duplex(id, ports[p], pcie_bandwidth_, pcie.latency, LinkKind::pcie);
       out.slots.push_back(id);

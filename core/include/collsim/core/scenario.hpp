@@ -75,7 +75,10 @@ struct PcieSpec {
   std::uint32_t lanes = 16;
   Bandwidth bandwidth{0}; ///< per link and direction; 0: from gen and lanes
   std::uint32_t switches = 0;
-  bool p2p = true;         ///< GPU peer-to-peer through the switches
+  bool p2p = true; ///< GPU peer-to-peer through the switches
+  /// GPUDirect RDMA: a NIC reads and writes GPU memory directly (PCIe peer-to-peer between NIC
+  /// and GPU); false: a GPU's traffic to and from other nodes is staged through host memory.
+  bool gdr = true;
   Seconds latency{0.5e-6}; ///< per PCIe link
   Seconds switch_latency{105e-9};
   /// With p2p off: the share of its one-way rate that GPU traffic staged through host memory

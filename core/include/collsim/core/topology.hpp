@@ -82,6 +82,10 @@ struct Device {
   /// false: PCIe peer-to-peer is off for this GPU, so traffic to another GPU of its node is
   /// staged through host memory (device -> host -> peer), as CUDA does without P2P.
   bool p2p = true;
+  /// false: no GPUDirect RDMA for this GPU, so its traffic to and from other nodes is staged
+  /// through host memory (device -> host -> NIC, NIC -> host -> device), as NCCL's network
+  /// transport (src/transport/net.cc: host buffers without GDR) and UCX do without it.
+  bool gdr = true;
   bool operator==(const Device&) const = default;
 };
 
@@ -179,6 +183,9 @@ public:
   /// Whether data from device a to device b is staged through host memory: two GPUs of one node
   /// without PCIe peer-to-peer between them (device -> host -> peer, as CUDA does without P2P).
   [[nodiscard]] bool staged_between(DeviceId a, DeviceId b) const;
+  /// Whether GPU d's traffic to and from other nodes is staged through its host's memory (no
+  /// GPUDirect RDMA: Device::gdr false): its routes out of the node pass its socket.
+  [[nodiscard]] bool staged_to_network(DeviceId d) const;
   /// What a route costs: the sum of its links' latencies plus the forwarding latency of every
   /// device it passes through, its narrowest link and its length in links.
   [[nodiscard]] RouteCost cost_of(const std::vector<LinkId>& path) const;
