@@ -63,11 +63,27 @@ BusbwLimit busbw_limit(const core::Topology& t) {
           via = b;
         }
       }
-      if (!have || widest < best) {
+      // On a mesh (DGX-1's NVLink cube-mesh, a 4-GPU board's all-to-all NVLinks) a GPU sends to
+      // several neighbours at once, each over its own links: its links of the kind its widest
+      // route leaves by, together (a single link into an NVSwitch or a PCIe switch is the route).
+      double together = 0.0;
+      const std::vector<core::LinkId> path =
+          via == a ? std::vector<core::LinkId>{} : t.route(a, via);
+      if (!path.empty()) {
+        const core::LinkKind kind = t.links()[path.front()].kind;
+        for (const core::LinkId id : t.out_links(t.device_of(a))) {
+          if (t.links()[id].kind == kind) {
+            together += t.links()[id].bandwidth.bytes_per_second;
+          }
+        }
+      }
+      if (!have || std::max(widest, together) < best) {
         have = true;
-        best = widest;
-        reason = fmt::format("a rank's {} route inside its node ({:.1f} GB/s)",
-                             bottleneck_kind(t, a, via), widest / 1e9);
+        best = std::max(widest, together);
+        reason = together > widest ? fmt::format("a rank's {} links inside its node ({:.1f} GB/s)",
+                                                 bottleneck_kind(t, a, via), together / 1e9)
+                                   : fmt::format("a rank's {} route inside its node ({:.1f} GB/s)",
+                                                 bottleneck_kind(t, a, via), widest / 1e9);
       }
     }
   }

@@ -32,6 +32,16 @@ TEST_CASE("busbw limit: one DGX A100 is bound by a GPU's NVLinks, several by the
   CHECK(four.reason == "a node's way out: 8 ib routes (200.0 GB/s)");
 }
 
+TEST_CASE("busbw limit: on an NVLink mesh a GPU's links count together") {
+  // DGX-1: 6 NVLinks of 25 GB/s per GPU, at most 2 to one peer; JUWELS Booster: 4 to each of 3.
+  const auto dgx1 = limit_of("dgx1-v100", 8);
+  CHECK(dgx1.bandwidth.bytes_per_second == Approx(150e9));
+  CHECK(dgx1.reason == "a rank's nvlink links inside its node (150.0 GB/s)");
+  CHECK(limit_of("juwels-booster", 4).bandwidth.bytes_per_second == Approx(300e9));
+  // Two JUWELS nodes: the 4 HDR200 NICs (100 GB/s) bound it instead.
+  CHECK(limit_of("juwels-booster", 8).bandwidth.bytes_per_second == Approx(100e9));
+}
+
 TEST_CASE("busbw limit: 128 CPU ranks per node share one HDR100 NIC") {
   const auto l = limit_of("cpu-hdr100-epyc", 256);
   CHECK(l.bandwidth.bytes_per_second == Approx(12.5e9));

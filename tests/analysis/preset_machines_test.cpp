@@ -32,7 +32,7 @@ struct Machine {
 constexpr Machine kMachines[] = {
     {"hgx-h200", "ib_ndr", 8}, {"dgx-b200", "ib_ndr", 8},    {"gb200-nvl72", "ib_ndr", 72},
     {"aws-p4d", "efa", 8},     {"aws-p5", "efa", 8},         {"gcp-a3-mega", "tcpxo", 8},
-    {"gcp-a3", "tcpx", 8},     {"oci-a100-roce", "roce", 8},
+    {"gcp-a3", "tcpx", 8},     {"oci-a100-roce", "roce", 8}, {"aws-p3dn", "efa", 8},
 };
 
 /// The header comment: the lines before the first line that is not a comment.
@@ -148,6 +148,7 @@ TEST_CASE("busbw limit: the issue-17 presets' bottlenecks are their NVLink and t
   CHECK(limit_of("gb200-nvl72", 144).bandwidth.gbps() == Approx(900));
   CHECK(limit_of("aws-p4d", 16).bandwidth.gbps() == Approx(50));        // 4 x 100 Gb/s EFA
   CHECK(limit_of("aws-p5", 16).bandwidth.gbps() == Approx(400));        // 32 x 100 Gb/s EFA
+  CHECK(limit_of("aws-p3dn", 16).bandwidth.gbps() == Approx(12.5));     // 1 x 100 Gb/s EFA
   CHECK(limit_of("gcp-a3-mega", 16).bandwidth.gbps() == Approx(200));   // 8 x 200 Gb/s
   CHECK(limit_of("gcp-a3", 16).bandwidth.gbps() == Approx(100));        // 4 x 200 Gb/s
   CHECK(limit_of("oci-a100-roce", 16).bandwidth.gbps() == Approx(200)); // 1.6 Tb/s

@@ -27,7 +27,7 @@ TEST_CASE("every preset loads by name, builds, runs its studies and respects phy
         "gadi",           "nscc-aspire2a", "qiming",   "dragonfly-1024", "fat-tree-tapered",
         "default",        "hgx-h200",      "dgx-b200", "gb200-nvl72",    "aws-p4d",
         "aws-p5",         "gcp-a3-mega",   "gcp-a3",   "oci-a100-roce",  "pcie3-2gpu-nop2p",
-        "jsc-mpi-as-api"}) {
+        "jsc-mpi-as-api", "aws-p3dn"}) {
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
     CHECK(std::filesystem::exists(std::string(COLLSIM_SOURCE_DIR) + "/scenarios/" + expected +
                                   ".yaml"));

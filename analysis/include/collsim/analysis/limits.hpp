@@ -7,7 +7,8 @@
 // bound it for algorithms that move every byte through the ranks (rings, trees, recursive
 // halving/doubling):
 //   * a rank's own links: the widest route from a rank to another rank of its node (on NVSwitch
-//     systems the GPU's NVLinks; on CPU nodes the core's memory path); the slowest rank counts;
+//     systems the GPU's NVLinks; on CPU nodes the core's memory path), or on a mesh the rank's
+//     links of that route's kind together (DGX-1: 6 NVLinks); the slowest rank counts;
 //   * the node's way out: the sum of the node's NIC routes, when the ranks span nodes (a ring
 //     crosses each node boundary with the full per-rank volume, split over the NICs by channel).
 // In-network reduction (SHARP, NVLS) moves half the bytes and can go above the line.
