@@ -35,9 +35,10 @@ double nvlink_bw(std::uint32_t cc) {
 
 /// ncclTopoGetNchannels for a peer on another node: NCCL_NCHANNELS_PER_NET_PEER where set, else
 /// by release (src/graph/paths.cc at the tags named):
-/// - up to 2.20.3 (v2.12.12 .. v2.19.4): the variable's default, 2;
+/// - before 2.20.3 (v2.12.12 .. v2.19.4): the variable's default, 2;
 /// - 2.20.3 .. 2.28 (v2.20.3 .. v2.28.9): 2, halved while 2 x the ranks exceeds 4 x
-///   p2pnChannels, and at least getLocalNetCountByBw, the GPU's local NICs it takes to reach its
+///   p2pnChannels (not yet rounded up to a power of two: ncclTopoComputeP2pChannels asks before
+///   it rounds), and at least getLocalNetCountByBw, the GPU's local NICs it takes to reach its
 ///   PCIe bandwidth (one here: collsim's GPUs each leave through one NIC);
 /// - from 2.29.2 (v2.29.2 .. v2.30.7): one per local NIC, more to reach the NIC's bandwidth at
 ///   NCCL_P2P_PER_CHANNEL_NET_BW (14 GB/s) a channel: divUp((int)netBw, 14).
@@ -80,7 +81,8 @@ NcclP2pChoice nccl_p2p_choice(const NcclModelInputs& in, std::uint64_t bytes) {
     per_peer = std::min(per_peer, local);
   }
   if (in.nodes > 1) {
-    per_peer = std::min(per_peer, net_peer_channels(in, out.p2p_channels));
+    per_peer = std::min(per_peer,
+                        net_peer_channels(in, std::min(nccl_comm_channels(in), kMaxP2pChannels)));
   }
   per_peer = std::min(pow2_up(per_peer), out.p2p_channels);
   // From 2.29.2, unless NCCL_NCHANNELS_PER_NET_PEER is set: halved until the peers' batches of

@@ -305,6 +305,12 @@ TEST_CASE("a peer on another node gets NCCL's channels by release", "[nccl_defau
   CHECK(per_peer(22003) == 2);
   CHECK(per_peer(22602) == 2);
   CHECK(per_peer(22602, 32) == 1);
+  // ... against p2pnChannels before its rounding up: on DGX A100 nodes (24 comm channels, 32
+  // after rounding) 2 x 64 ranks exceeds 4 x 24 though not 4 x 32.
+  const Setup a100 = setup("dgx-a100", 64);
+  analysis::NcclModelInputs wide = a100.inputs;
+  wide.release = 22602;
+  CHECK(stacks::nccl_p2p_choice(wide, 256 << 20).channels_per_peer == 1);
   // from 2.29.2: one per local NIC, more for its bandwidth at 14 GB/s a channel (100 Gb/s: 1).
   CHECK(per_peer(22902) == 1);
   CHECK(per_peer(23007) == 1);
