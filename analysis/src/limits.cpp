@@ -67,8 +67,7 @@ BusbwLimit busbw_limit(const core::Topology& t) {
       // several neighbours at once, each over its own links: its links of the kind its widest
       // route leaves by, together (a single link into an NVSwitch or a PCIe switch is the route).
       double together = 0.0;
-      const std::vector<core::LinkId> path =
-          via == a ? std::vector<core::LinkId>{} : t.route(a, via);
+      const std::vector<core::LinkId> path = t.route(a, via); // empty when via is a itself
       if (!path.empty()) {
         const core::LinkKind kind = t.links()[path.front()].kind;
         for (const core::LinkId id : t.out_links(t.device_of(a))) {

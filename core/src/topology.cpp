@@ -243,24 +243,23 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
   const DeviceId out = src.node != kNetworkNode && src.egress != kNoDevice ? src.egress : da;
   const DeviceId in = dst.node != kNetworkNode && dst.egress != kNoDevice ? dst.egress : db;
   std::vector<LinkId> path;
-  if (out != da) {
-    // Without GPUDirect RDMA the data goes through host memory on its way to the NIC.
-    const DeviceId via = staged_to_network(da) ? src.host : kNoDevice;
-    path = shortest_path(da, via != kNoDevice ? via : out, src.node);
-    if (via != kNoDevice) {
-      const auto rest = shortest_path(via, out, src.node);
-      path.insert(path.end(), rest.begin(), rest.end());
+  // A leg inside a node, through `via` where it is a device (without GPUDirect RDMA a GPU's data
+  // goes through host memory on its way to or from the NIC).
+  const auto leg = [&](DeviceId from, DeviceId to, DeviceId via, std::uint32_t node) {
+    for (const auto& [a, b] : {std::pair{from, via == kNoDevice ? to : via}, std::pair{via, to}}) {
+      if (a == kNoDevice) {
+        break;
+      }
+      const auto part = shortest_path(a, b, node);
+      path.insert(path.end(), part.begin(), part.end());
     }
+  };
+  if (out != da) {
+    leg(da, out, staged_to_network(da) ? src.host : kNoDevice, src.node);
   }
   network_path(out, in, path);
   if (in != db) {
-    const DeviceId via = staged_to_network(db) ? dst.host : kNoDevice;
-    const auto tail = shortest_path(in, via != kNoDevice ? via : db, dst.node);
-    path.insert(path.end(), tail.begin(), tail.end());
-    if (via != kNoDevice) {
-      const auto rest = shortest_path(via, db, dst.node);
-      path.insert(path.end(), rest.begin(), rest.end());
-    }
+    leg(in, db, staged_to_network(db) ? dst.host : kNoDevice, dst.node);
   }
   return path;
 }
