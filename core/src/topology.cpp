@@ -229,22 +229,10 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
   }
   const Device& src = devices_[da];
   const Device& dst = devices_[db];
-  if (src.node == dst.node && src.node != kNetworkNode) {
-    if (!staged_between(da, db)) {
-      return shortest_path(da, db, src.node);
-    }
-    auto path = shortest_path(da, src.host, src.node);
-    const auto tail = shortest_path(src.host, db, src.node);
-    path.insert(path.end(), tail.begin(), tail.end());
-    return path;
-  }
-  // Leaving the node: to another node's device, or to a device of the network itself. A device
-  // without an egress NIC (a NIC, or a node with no NIC) enters the network where it is.
-  const DeviceId out = src.node != kNetworkNode && src.egress != kNoDevice ? src.egress : da;
-  const DeviceId in = dst.node != kNetworkNode && dst.egress != kNoDevice ? dst.egress : db;
   std::vector<LinkId> path;
-  // A leg inside a node, through `via` where it is a device (without GPUDirect RDMA a GPU's data
-  // goes through host memory on its way to or from the NIC).
+  // A leg inside a node, through `via` where it is a device: host memory, for data staged there
+  // (GPUs without peer-to-peer between them; without GPUDirect RDMA, on the way to or from the
+  // NIC).
   const auto leg = [&](DeviceId from, DeviceId to, DeviceId via, std::uint32_t node) {
     for (const auto& [a, b] : {std::pair{from, via == kNoDevice ? to : via}, std::pair{via, to}}) {
       if (a == kNoDevice) {
@@ -254,6 +242,14 @@ std::vector<LinkId> Topology::route_between(DeviceId da, DeviceId db) const {
       path.insert(path.end(), part.begin(), part.end());
     }
   };
+  if (src.node == dst.node && src.node != kNetworkNode) {
+    leg(da, db, staged_between(da, db) ? src.host : kNoDevice, src.node);
+    return path;
+  }
+  // Leaving the node: to another node's device, or to a device of the network itself. A device
+  // without an egress NIC (a NIC, or a node with no NIC) enters the network where it is.
+  const DeviceId out = src.node != kNetworkNode && src.egress != kNoDevice ? src.egress : da;
+  const DeviceId in = dst.node != kNetworkNode && dst.egress != kNoDevice ? dst.egress : db;
   if (out != da) {
     leg(da, out, staged_to_network(da) ? src.host : kNoDevice, src.node);
   }
