@@ -259,6 +259,7 @@ private:
       break;
     }
     case Ev::arrive: arrive(ev.subject); break;
+    case Ev::proxy: post_proxied(); break;
     }
     drain();
   }
@@ -384,10 +385,60 @@ private:
     st.start = t;
     const std::uint64_t m = s_.length(id);
     switch (s_.kind(id)) {
-    case OpKind::send: {
+    case OpKind::send:
       if (stream_busy(id, r)) {
         return; // its thread block is still on the previous message: started when that ends
       }
+      if (!rs.agent && proto_.proxy_time(r, s_.peer(id)) > 0.0) {
+        hand_to_proxy(id, r);
+      } else {
+        post_send(id, r, t);
+      }
+      break;
+    case OpKind::recv:
+    case OpKind::recv_reduce:
+      if (st.arrived) {
+        finish_receive(id);
+      }
+      break;
+    case OpKind::reduce: local(id, r, rate_time(m, ep.reduce_bandwidth)); break;
+    case OpKind::copy: local(id, r, rate_time(m, ep.copy_bandwidth)); break;
+    case OpKind::calc: local(id, r, s_.calc_time(id).value); break;
+    }
+  }
+
+  /// A message between nodes goes to the rank's network proxy, which posts what its channels hand
+  /// it at one instant in the order they were posted (NCCL's proxy thread walks its list of active
+  /// operations in order: src/proxy.cc, progressOps), not in the order SimGrid reports the events
+  /// that made them ready: that order, of timers and flows ending at one date, depends on the
+  /// history of its queues and made the proxy's waits vary from loop to loop without a period
+  /// (docs/engines.md, "Steady state"). They are collected until just after the instant
+  /// (kEpsilon, the engine's resolution) and posted in operation order, each ready at its issue.
+  void hand_to_proxy(OpId id, Rank r) {
+    proxy_pending_.push_back(id);
+    if (!proxy_armed_) {
+      proxy_armed_ = true;
+      start_exec(r, kEpsilon, Ev::proxy, 0);
+    }
+  }
+
+  void post_proxied() {
+    proxy_armed_ = false;
+    std::vector<OpId> batch;
+    batch.swap(proxy_pending_);
+    std::sort(batch.begin(), batch.end());
+    for (const OpId id : batch) {
+      post_send(id, s_.rank_of(id), ops_[id].start);
+    }
+  }
+
+  /// Send `id` of rank r, issued at t: its CPU work, the proxy, the port, then its flow.
+  void post_send(OpId id, Rank r, double t) {
+    RankState& rs = ranks_[r];
+    const core::EndpointParams& ep = *rs.endpoint;
+    OpState& st = ops_[id];
+    const std::uint64_t m = s_.length(id);
+    {
       const Rank peer = s_.peer(id);
       const PlanRoute& route = plan_.route(r, peer);
       const double o = proto_.overhead(ep, r, peer);
@@ -447,22 +498,11 @@ private:
         // a message's latency, before the data flow starts (as on the loggp engine).
         begin += 2 * (route.latency + proto_.extra_latency(route, r, peer));
       }
-      if (begin - t > kEpsilon) {
+      if (begin - now() > kEpsilon) {
         delay_until(r, begin, id);
       } else {
         ready_.push_back(id);
       }
-      break;
-    }
-    case OpKind::recv:
-    case OpKind::recv_reduce:
-      if (st.arrived) {
-        finish_receive(id);
-      }
-      break;
-    case OpKind::reduce: local(id, r, rate_time(m, ep.reduce_bandwidth)); break;
-    case OpKind::copy: local(id, r, rate_time(m, ep.copy_bandwidth)); break;
-    case OpKind::calc: local(id, r, s_.calc_time(id).value); break;
     }
   }
 
@@ -503,50 +543,8 @@ private:
   }
 
   core::RunResult result() {
-    for (std::size_t l = 0; l < lanes_.count(); ++l) {
-      if (lane_[l].next != lanes_.end(l)) {
-        const Rank r = lanes_.rank(l);
-        const OpId at = lanes_.op_at(lane_[l].next);
-        throw core::EngineError(
-            fmt::format("simgrid: {} {} stalled at operation l{} (the schedule deadlocks; run "
-                        "`collsim verify`)",
-                        r < s_.ranks() ? "rank" : "agent", r, at - s_.rank_begin(r)));
-      }
-    }
-    for (const OpState& st : ops_) {
-      if (st.state != kDone) {
-        throw core::EngineError("simgrid: a receive never completed (the schedule deadlocks)");
-      }
-    }
-    core::RunResult res;
-    res.rank_finish.resize(s_.ranks());
-    double end = 0.0;
-    for (Rank r = 0; r < s_.participants(); ++r) {
-      if (r < s_.ranks()) {
-        res.rank_finish[r] = core::Seconds{ranks_[r].finish};
-      }
-      end = std::max(end, ranks_[r].finish);
-    }
-    res.time = core::Seconds{end};
-    res.operations = s_.op_count();
-    res.messages = messages_;
-    res.bytes_sent = bytes_;
-    if (opt_.timeline) {
-      res.timeline.reserve(s_.op_count());
-      for (OpId id = 0; id < s_.op_count(); ++id) {
-        res.timeline.push_back({id, core::Seconds{ops_[id].start}, core::Seconds{ops_[id].end}});
-      }
-    }
-    if (!wire_.empty()) {
-      res.message_timeline.reserve(messages_);
-      for (OpId id = 0; id < s_.op_count(); ++id) {
-        if (s_.kind(id) == OpKind::send) {
-          const auto& w = wire_[partner_[id]];
-          res.message_timeline.push_back({id, core::Seconds{w.first}, core::Seconds{w.second}});
-        }
-      }
-    }
-    return res;
+    check_finished(s_, lanes_, lane_, ops_);
+    return collect_result(s_, opt_, ranks_, ops_, partner_, wire_, messages_, bytes_);
   }
 
   const core::Schedule& s_;
@@ -565,7 +563,9 @@ private:
   std::vector<std::uint32_t> free_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<Rank> work_;
-  std::vector<OpId> ready_; // sends ready to leave their rank, waiting for drain
+  std::vector<OpId> ready_;         // sends ready to leave their rank, waiting for drain
+  std::vector<OpId> proxy_pending_; // sends handed to their proxies at this instant
+  bool proxy_armed_ = false;        // a timer posts them just after it
   std::vector<DelayGroup> delay_groups_;
   std::vector<std::uint32_t> free_groups_;
   std::map<double, std::uint32_t> delay_at_; // pending groups by due time

@@ -2,6 +2,7 @@
 // The simgrid engine's per-event, per-operation, per-lane and per-rank state and its constants
 // (simulation.cpp runs the simulation). Internal to the engine.
 
+#include "collsim/core/engine.hpp"
 #include "collsim/core/schedule.hpp"
 #include "collsim/core/topology.hpp"
 #include "collsim/core/verify.hpp"
@@ -38,7 +39,16 @@ constexpr std::uint64_t kPlatformBytesPerParticipant = 6144;
 /// Delays shorter than this start the next activity at once (below SimGrid's timing precision).
 constexpr double kEpsilon = 1e-12;
 
-enum class Ev : std::uint8_t { comm, send_delay, recv_wait, send_done, local, launch, arrive };
+enum class Ev : std::uint8_t {
+  comm,
+  send_delay,
+  recv_wait,
+  send_done,
+  local,
+  launch,
+  arrive,
+  proxy
+};
 
 struct Event {
   sg4::ActivityPtr activity;
@@ -132,5 +142,17 @@ struct RankState {
 inline double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
   return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
 }
+
+/// Throws EngineError if a lane stalled or a receive never completed (the schedule deadlocks).
+void check_finished(const core::Schedule& s, const core::Lanes& lanes,
+                    const std::vector<LaneState>& lane, const std::vector<OpState>& ops);
+
+/// The run's result from the final state: each rank's finish, the counts, and where asked, every
+/// operation's times and every message's (`wire`, by receive: when its flow started and ended).
+core::RunResult collect_result(const core::Schedule& s, const core::RunOptions& options,
+                               const std::vector<RankState>& ranks, const std::vector<OpState>& ops,
+                               const std::vector<OpId>& partner,
+                               const std::vector<std::pair<double, double>>& wire,
+                               std::uint64_t messages, std::uint64_t bytes);
 
 } // namespace collsim::engines::detail::simgrid_state
