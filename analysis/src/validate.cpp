@@ -3,6 +3,7 @@
 #include "collsim/analysis/auto_choice.hpp"
 #include "collsim/analysis/nccl_defaults.hpp"
 #include "collsim/analysis/ompi_defaults.hpp"
+#include "collsim/analysis/osu_pt2pt.hpp"
 #include "collsim/stacks/nccl_env.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
 
@@ -149,9 +150,52 @@ ValidationSummary summarize_library(const std::vector<ValidationRow>& rows) {
   return summarize(own);
 }
 
+std::string_view operation_name(const MeasuredPoint& p) {
+  switch (p.pt2pt) {
+  case Pt2pt::latency: return "osu_latency";
+  case Pt2pt::bw: return "osu_bw";
+  case Pt2pt::bibw: return "osu_bibw";
+  case Pt2pt::none: break;
+  }
+  return core::to_string(p.collective);
+}
+
 bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo) {
   return stacks::nccl_lowering_algo(algo).has_value();
 }
+
+namespace {
+
+/// An OSU point-to-point point: its iteration under the point's stack (osu_pt2pt.hpp), or
+/// nothing with `why`.
+std::optional<ValidationRow> predict_pt2pt(const MeasuredPoint& p, const core::Topology& topo,
+                                           const EngineChoice& engine, bool from_log_stack,
+                                           std::string& why) {
+  if (p.ranks != 2) {
+    why = fmt::format("{} runs on 2 ranks, not {}", operation_name(p), p.ranks);
+    return std::nullopt;
+  }
+  core::Seconds predicted;
+  try {
+    predicted = predict_osu(p, topo, engine);
+  } catch (const core::UsageError& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+  const algorithms::AlgorithmInfo algo = osu_algorithm(p.pt2pt);
+  std::string chosen_by = fmt::format("OSU's loop: {}", algo.summary);
+  if (p.pt2pt != Pt2pt::latency) {
+    chosen_by += fmt::format(", window {}", p.window);
+  }
+  if (!engine.stack.empty()) {
+    chosen_by += fmt::format(", stack {}{}", engine.stack, from_log_stack ? " from the log" : "");
+  }
+  ValidationRow row{p, std::string(algo.name), {}, std::move(chosen_by), predicted, 0.0};
+  row.error_pct = 100.0 * (predicted.value - p.time.value) / p.time.value;
+  return row;
+}
+
+} // namespace
 
 ValidationResult validate(const core::Scenario& scenario, std::span<const MeasuredPoint> points,
                           const algorithms::Registry& registry, const ValidateOptions& options) {
@@ -166,11 +210,16 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   const bool automatic = options.algorithm == "auto" || fastest;
   // A named algorithm must exist for at least one measured collective (a typo fails at once).
   if (!automatic) {
-    const bool known = std::any_of(points.begin(), points.end(), [&](const MeasuredPoint& p) {
-      return registry.try_find(p.collective, options.algorithm) != nullptr;
+    // (OSU's point-to-point points run their own loop whatever the algorithm.)
+    const auto collective = std::find_if(points.begin(), points.end(), [](const MeasuredPoint& p) {
+      return p.pt2pt == Pt2pt::none;
     });
-    if (!known && !points.empty()) {
-      (void)registry.find(points.front().collective, options.algorithm); // throws with the names
+    const bool known = std::any_of(points.begin(), points.end(), [&](const MeasuredPoint& p) {
+      return p.pt2pt == Pt2pt::none &&
+             registry.try_find(p.collective, options.algorithm) != nullptr;
+    });
+    if (!known && collective != points.end()) {
+      (void)registry.find(collective->collective, options.algorithm); // throws with the names
     }
   }
   // One topology per rank count; a rank count the machine cannot hold skips its points.
@@ -254,6 +303,10 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     const bool from_log_stack = scenario.stack.empty() && !p.stack.empty();
     const Under& u = under.at(from_log_stack ? p.stack : scenario.stack);
     const stacks::Stack* stack = u.stack;
+    if (p.pt2pt != Pt2pt::none) {
+      out[i] = predict_pt2pt(p, *topo, u.engine, from_log_stack, why[i]);
+      return;
+    }
     // NCCL's own choice for an NCCL point: the library default `auto` runs and the estimate the
     // row reports beside collsim's.
     std::optional<NcclChoice> nccl;
@@ -386,8 +439,8 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
   };
   items.describe = [&](std::size_t i) {
     const MeasuredPoint& p = points[i];
-    return fmt::format("{}:{} ({}, {} ranks, {} bytes)", p.file, p.line,
-                       core::to_string(p.collective), p.ranks, p.bytes.value);
+    return fmt::format("{}:{} ({}, {} ranks, {} bytes)", p.file, p.line, operation_name(p), p.ranks,
+                       p.bytes.value);
   };
   run_items(options.executor, options.threads, items);
   ValidationResult result;

@@ -106,7 +106,7 @@ std::string check_report(const analysis::HealthResult& r, const core::Scenario& 
       const auto& m = h.row.measured;
       const double predicted = h.row.predicted.value;
       nlohmann::json j{
-          {"collective", core::to_string(m.collective)},
+          {"collective", analysis::operation_name(m)},
           {"ranks", m.ranks},
           {"bytes", m.bytes.value},
           {"algorithm", h.row.algorithm},
@@ -158,7 +158,7 @@ std::string check_report(const analysis::HealthResult& r, const core::Scenario& 
             : std::string("-");
     text += fmt::format(
         "  {:>10} {:>6} {:>12} {:>10.2f} {:>10.2f} {:>10} {:>8.2f} {:>8.2f} {:>11} {:<7} {}:{}\n",
-        core::to_string(m.collective), m.ranks, m.bytes.value, m.time.value * 1e6, predicted * 1e6,
+        analysis::operation_name(m), m.ranks, m.bytes.value, m.time.value * 1e6, predicted * 1e6,
         slowest, busbw_gbps(m.collective, m.ranks, m.bytes, m.time.value),
         busbw_gbps(m.collective, m.ranks, m.bytes, predicted), band_text(h.band),
         analysis::to_string(h.verdict), m.file, m.line);

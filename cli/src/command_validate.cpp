@@ -126,7 +126,7 @@ void add_validate(CLI::App& app) {
     } else if (a->format == "json") {
       nlohmann::json rows = nlohmann::json::array();
       for (const auto& row : r.rows) {
-        rows.push_back({{"collective", core::to_string(row.measured.collective)},
+        rows.push_back({{"collective", analysis::operation_name(row.measured)},
                         {"ranks", row.measured.ranks},
                         {"bytes", row.measured.bytes.value},
                         {"in_place", row.measured.in_place},
@@ -170,7 +170,7 @@ void add_validate(CLI::App& app) {
         }
         text += fmt::format(
             "  {:>12}  {:>6}  {:>14}  {:<32}  {:>12.2f}  {:>12.2f}  {:>+8.1f}  {}:{}\n",
-            core::to_string(row.measured.collective), row.measured.ranks, row.measured.bytes.value,
+            analysis::operation_name(row.measured), row.measured.ranks, row.measured.bytes.value,
             label, row.measured.time.value * 1e6, row.predicted.value * 1e6, row.error_pct,
             row.measured.file, row.measured.line);
       }

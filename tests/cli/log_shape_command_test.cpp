@@ -88,14 +88,22 @@ TEST_CASE("validate --ranks: a log without a rank count is validated instead of 
                            kHpc7g;
   const auto before = run_collsim(base);
   REQUIRE(before.code == 0);
-  CHECK(nlohmann::json::parse(before.out).at("rows").empty());
+  // Only the osu_latency and osu_bw tables, whose 2 ranks OSU fixes (their 0-byte row skipped).
+  const auto pt2pt = nlohmann::json::parse(before.out).at("rows");
+  CHECK(pt2pt.size() == 23 + 23);
+  for (const auto& row : pt2pt) {
+    CHECK((row.at("collective") == "osu_latency" || row.at("collective") == "osu_bw"));
+    CHECK(row.at("ranks") == 2);
+  }
   const auto o = run_collsim(base + " --ranks 64");
   INFO(o.err);
   REQUIRE(o.code == 0);
   const auto rows = nlohmann::json::parse(o.out).at("rows");
-  REQUIRE(rows.size() == 4 * 19); // the four allreduce tables; latency and bw have no model
+  // The four allreduce tables; --ranks 64 applies to latency and bw too, which run on 2 ranks.
+  REQUIRE(rows.size() == 4 * 19);
   for (const auto& row : rows) {
     CHECK(row.at("ranks") == 64);
+    CHECK(row.at("collective") == "allreduce");
   }
 }
 

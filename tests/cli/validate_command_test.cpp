@@ -18,6 +18,7 @@
 namespace {
 
 using collsim::testing::run_collsim;
+using collsim::testing::run_json;
 
 const char* kA100Log = "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt";
 
@@ -495,4 +496,57 @@ TEST_CASE("collsim validate prices the host of a single-thread multi-GPU run (nc
   CHECK(host.back().at("predicted_us").get<double>() ==
         Approx(device.back().at("predicted_us").get<double>()));
   CHECK(host.back().at("chosen_by").get<std::string>().find("host-bound") == std::string::npos);
+}
+
+TEST_CASE("collsim validate predicts OSU's point-to-point logs: osu_bw per message, -W, "
+          "osu_latency",
+          "[cli][validate][osu]") {
+  // EESSI's osu_bw between two A100s joined by 4 NVLinks (the JUWELS Booster board's pairs).
+  const std::string log = "tests/data/logs/eessi_a100_nvlink_osu_bw_cuda_DD.txt";
+  const auto j = run_json("validate --scenario juwels-booster --log " + log + " --format json");
+  const auto& rows = j.at("rows");
+  REQUIRE(rows.size() == 26); // 1 B to 32 MiB, none skipped
+  for (const auto& r : rows) {
+    CHECK(r.at("collective") == "osu_bw");
+    CHECK(r.at("algorithm") == "osu_bw");
+    CHECK(r.at("ranks") == 2);
+  }
+  // 32 MiB at 93130.52 MB/s: 360.29 us per message.
+  const auto& last = rows.back();
+  CHECK(last.at("bytes") == 33554432);
+  CHECK(last.at("measured_us").get<double>() == Approx(33554432 / 93130.52).epsilon(1e-9));
+  CHECK(last.at("chosen_by").get<std::string>().find("window 64") != std::string::npos);
+  // Under Open MPI's UCX protocols the large messages take longer than the link's rate alone.
+  const auto ucx = run_json("validate --scenario juwels-booster --log " + log +
+                            " --stack openmpi-4.1 --format json");
+  CHECK(ucx.at("rows").back().at("chosen_by").get<std::string>().find("stack openmpi-4.1") !=
+        std::string::npos);
+  CHECK(ucx.at("rows").back().at("predicted_us").get<double>() >
+        last.at("predicted_us").get<double>());
+
+  // A window from the launch line, and osu_latency (half a round trip).
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
+  const std::string bw8 = dir + "osu-bw-w8-" + std::to_string(::getpid()) + ".txt";
+  const std::string lat = dir + "osu-latency-" + std::to_string(::getpid()) + ".txt";
+  std::ofstream(bw8) << "$ mpirun -np 2 osu_bw -W 8 -m 1048576\n"
+                        "# OSU MPI Bandwidth Test v7.2\n# Size      Bandwidth (MB/s)\n"
+                        "# Datatype: MPI_CHAR.\n1048576             10000.00\n";
+  std::ofstream(lat) << "$ mpirun -np 2 osu_latency\n"
+                        "# OSU MPI Latency Test v7.2\n# Size       Avg Latency(us)\n"
+                        "# Datatype: MPI_CHAR.\n0                       1.50\n"
+                        "8                       1.60\n";
+  const auto w =
+      run_json("validate --scenario textbook --log " + bw8 + " --log " + lat + " --format json");
+  std::remove(bw8.c_str());
+  std::remove(lat.c_str());
+  const auto& wr = w.at("rows");
+  REQUIRE(wr.size() == 2); // the 0-byte latency row times no data: skipped
+  CHECK(wr[0].at("chosen_by").get<std::string>().find("window 8") != std::string::npos);
+  CHECK(wr[0].at("measured_us").get<double>() == Approx(104.8576).epsilon(1e-9));
+  // textbook: (2 alpha + 8 m beta + 4 beta) / 8, alpha 2 us, 10 GB/s.
+  CHECK(wr[0].at("predicted_us").get<double>() ==
+        Approx((4e-6 + 8 * 1048576 / 10e9 + 4 / 10e9) / 8 * 1e6).epsilon(1e-9));
+  CHECK(wr[1].at("collective") == "osu_latency");
+  CHECK(wr[1].at("measured_us").get<double>() == Approx(1.6));
+  CHECK(wr[1].at("predicted_us").get<double>() == Approx(2.0 + 8 / 10e9 * 1e6).epsilon(1e-9));
 }

@@ -2,7 +2,11 @@
 
 #include "collsim/analysis/measured_logs.hpp"
 
+#include "collsim/analysis/osu_pt2pt.hpp"
+
+#include <charconv>
 #include <fmt/format.h>
+#include <string_view>
 
 namespace collsim::analysis {
 namespace {
@@ -51,6 +55,32 @@ std::string log_stack(const std::string& command, const std::string& mpi_library
   return "";
 }
 
+/// OSU's point-to-point benchmark an operation names (io's OSU reader: "latency", "bw", "bibw").
+Pt2pt pt2pt_of(std::string_view operation) {
+  return operation == "latency" ? Pt2pt::latency
+         : operation == "bw"    ? Pt2pt::bw
+         : operation == "bibw"  ? Pt2pt::bibw
+                                : Pt2pt::none;
+}
+
+/// osu_bw's and osu_bibw's window: `-W N` or `--window-size N` on the launch line (OSU 7's
+/// options), else window_size's default.
+std::uint32_t osu_window(const std::string& command) {
+  for (const std::string_view flag : {" -W ", " --window-size ", " --window-size="}) {
+    const std::size_t at = command.find(flag);
+    if (at == std::string::npos) {
+      continue;
+    }
+    std::uint32_t w = 0;
+    const char* first = command.data() + at + flag.size();
+    const auto [end, ec] = std::from_chars(first, command.data() + command.size(), w);
+    if (ec == std::errc() && end != first && w > 0 && w <= kMaxOsuWindow) {
+      return w;
+    }
+  }
+  return kOsuWindow;
+}
+
 } // namespace
 
 // A log's measurement in collsim's conventions, or nothing when collsim has no model for it.
@@ -58,10 +88,17 @@ std::string log_stack(const std::string& command, const std::string& mpi_library
 // OSU and IMB print one rank's block for allgather, alltoall, gather and scatter, so S is p times
 // it (formats.md, sections on OSU and IMB semantics).
 std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const io::Measurement& m) {
-  if (!m.collective || m.time_us <= 0.0) {
+  const Pt2pt pt2pt = pt2pt_of(m.collective ? "" : m.operation);
+  // OSU's bandwidth tests print MB/s: the time per message is the message over it.
+  const double time_us =
+      pt2pt == Pt2pt::bw || pt2pt == Pt2pt::bibw
+          ? (m.algbw_GBps > 0.0 ? 1e-3 * static_cast<double>(m.bytes) / m.algbw_GBps : 0.0)
+          : m.time_us;
+  if ((!m.collective && pt2pt == Pt2pt::none) || time_us <= 0.0) {
     return std::nullopt;
   }
   MeasuredPoint p;
+  p.pt2pt = pt2pt;
   const std::string& benchmark = log.runs.at(m.run).benchmark;
   // nccl-tests and OSU's NCCL/RCCL family ("# OSU NCCL Allreduce ...") measure NCCL; the rest MPI.
   p.library = log.format == io::LogFormat::nccl_tests ||
@@ -69,7 +106,7 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
                       benchmark.find("RCCL") != std::string::npos
                   ? Library::nccl
                   : Library::mpi;
-  p.collective = *m.collective;
+  p.collective = m.collective ? *m.collective : core::CollectiveKind::bcast;
   p.element_bytes = m.count > 0 ? static_cast<std::uint32_t>(m.bytes / m.count) : 0;
   p.mpi_library = log.runs.at(m.run).mpi_version;
   // Open MPI with HCOLL or UCC enabled on the command line runs their collectives, not coll/tuned.
@@ -85,16 +122,20 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
     p.stack = log_stack(command, log.runs.at(m.run).mpi_version);
   }
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;
+  if (pt2pt != Pt2pt::none) {
+    p.ranks = p.ranks != 0 ? p.ranks : 2; // OSU: "This test requires exactly two processes"
+    p.window = osu_window(command);
+  }
   std::uint64_t bytes = m.bytes;
   using core::CollectiveKind;
   const bool per_rank_block =
-      *m.collective == CollectiveKind::allgather || *m.collective == CollectiveKind::alltoall ||
-      *m.collective == CollectiveKind::gather || *m.collective == CollectiveKind::scatter;
+      p.collective == CollectiveKind::allgather || p.collective == CollectiveKind::alltoall ||
+      p.collective == CollectiveKind::gather || p.collective == CollectiveKind::scatter;
   if (log.format != io::LogFormat::nccl_tests && per_rank_block) {
     bytes *= p.ranks;
   }
   p.bytes = core::Bytes{bytes};
-  p.time = core::Seconds{m.time_us * 1e-6};
+  p.time = core::Seconds{time_us * 1e-6};
   p.in_place = m.in_place;
   p.gpus_per_thread = log.runs.at(m.run).gpus_per_thread;
   p.nccl_version = log.runs.at(m.run).nccl_version;

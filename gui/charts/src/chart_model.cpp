@@ -272,10 +272,11 @@ ChartModel validation_chart(const std::string& title,
                   median(summary.below_1MiB), median(summary.from_1MiB));
   c.x = {"message size (bytes)", AxisUnit::bytes, true};
   c.y = {"time (us)", AxisUnit::microseconds, true};
-  // One measured and one predicted series per (collective, ranks), in order of appearance.
-  std::vector<std::pair<core::CollectiveKind, std::uint32_t>> groups;
+  // One measured and one predicted series per (collective or OSU benchmark, ranks), in order of
+  // appearance.
+  std::vector<std::pair<std::string_view, std::uint32_t>> groups;
   for (const auto& r : rows) {
-    const std::pair key{r.measured.collective, r.measured.ranks};
+    const std::pair key{analysis::operation_name(r.measured), r.measured.ranks};
     if (std::find(groups.begin(), groups.end(), key) == groups.end()) {
       groups.push_back(key);
     }
@@ -284,10 +285,10 @@ ChartModel validation_chart(const std::string& title,
     Series measured;
     Series predicted;
     measured.scatter = true;
-    measured.name = fmt::format("measured {} ({} ranks)", core::to_string(collective), ranks);
+    measured.name = fmt::format("measured {} ({} ranks)", collective, ranks);
     std::set<std::string> algos;
     for (const auto& r : rows) {
-      if (r.measured.collective != collective || r.measured.ranks != ranks) {
+      if (analysis::operation_name(r.measured) != collective || r.measured.ranks != ranks) {
         continue;
       }
       const double x = static_cast<double>(r.measured.bytes.value);
@@ -295,7 +296,7 @@ ChartModel validation_chart(const std::string& title,
       predicted.points.push_back({x, r.predicted.value * 1e6});
       algos.insert(r.algorithm);
     }
-    predicted.name = fmt::format("collsim {} ({} ranks; {})", core::to_string(collective), ranks,
+    predicted.name = fmt::format("collsim {} ({} ranks; {})", collective, ranks,
                                  algos.size() == 1 ? *algos.begin()
                                                    : fmt::format("{} algorithms", algos.size()));
     sort_points(measured.points);

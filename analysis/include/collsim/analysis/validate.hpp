@@ -23,10 +23,25 @@ enum class Library : std::uint8_t {
   mpi      ///< OSU, IMB, collsim-probe: MPI algorithms (those that are not NCCL's)
 };
 
-/// One measured time of a collective, in collsim's conventions (bytes: nccl-tests' S).
+/// OSU's point-to-point benchmarks between two ranks (MeasuredPoint::pt2pt; osu_pt2pt.hpp times
+/// their iterations).
+enum class Pt2pt : std::uint8_t {
+  none,    ///< a collective
+  latency, ///< osu_latency: a ping-pong, half its round trip
+  bw,      ///< osu_bw: a window of messages one way, then a 4-byte reply
+  bibw     ///< osu_bibw: a window of messages each way at once
+};
+
+/// One measured time of a collective, in collsim's conventions (bytes: nccl-tests' S), or of one
+/// of OSU's point-to-point benchmarks (`pt2pt`): then `bytes` is one message and `time` the time
+/// per message OSU's figure says (osu_latency's latency; the message size over osu_bw's or
+/// osu_bibw's bandwidth), `collective` bcast (data moved, nothing reduced) and `ranks` 2.
 struct MeasuredPoint {
   Library library = Library::unknown;
   core::CollectiveKind collective = core::CollectiveKind::allreduce;
+  Pt2pt pt2pt = Pt2pt::none;
+  /// osu_bw's and osu_bibw's messages in flight per iteration (window_size: 64, or `-W`).
+  std::uint32_t window = 64;
   std::uint32_t ranks = 0;
   core::Bytes bytes{0};
   core::Seconds time;
@@ -109,6 +124,9 @@ struct ValidateOptions {
   /// Where the points run (analysis/executor.hpp); null: `threads` threads of this process.
   const Executor* executor = nullptr;
 };
+
+/// What the point measured: the collective's name, or "osu_latency", "osu_bw", "osu_bibw".
+std::string_view operation_name(const MeasuredPoint& p);
 
 /// True when `algo` is one of NCCL's (it has an "nccl:" alias).
 bool is_nccl_algorithm(const algorithms::AlgorithmInfo& algo);
