@@ -62,8 +62,8 @@ void bidirectional(core::Schedule& s, std::uint64_t m, std::uint32_t window) {
 
 core::Schedule osu_iteration(Pt2pt kind, core::Bytes bytes, std::uint32_t window) {
   const std::uint64_t m = bytes.value;
-  if (kind == Pt2pt::none || m == 0 || window == 0) {
-    throw core::InternalError("osu_iteration: a point-to-point kind, bytes and a window");
+  if (kind == Pt2pt::none || window == 0) {
+    throw core::InternalError("osu_iteration: a point-to-point kind and a window");
   }
   core::ScheduleHeader h;
   h.collective = core::CollectiveKind::bcast;

@@ -291,7 +291,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = "no measured time";
       return;
     }
-    if (p.bytes.value == 0) {
+    if (p.bytes.value == 0 && p.pt2pt == Pt2pt::none) {
       why[i] = "a 0-byte call moves no data (it times the call alone)";
       return;
     }

@@ -64,7 +64,11 @@ TEST_CASE("an OSU iteration moves the benchmark's messages", "[analysis][osu]") 
     CHECK(report.ok());
     CHECK(report.summary().empty());
   }
-  CHECK_THROWS_AS(analysis::osu_iteration(Pt2pt::bw, core::Bytes{0}, 64), core::InternalError);
+  CHECK_THROWS_AS(analysis::osu_iteration(Pt2pt::bw, core::Bytes{8}, 0), core::InternalError);
+  // osu_latency's 0-byte row: messages without data, as a barrier's.
+  const core::Schedule empty = analysis::osu_iteration(Pt2pt::latency, core::Bytes{0}, 64);
+  CHECK(empty.op_count() == 4);
+  CHECK(core::validate(empty).ok());
   CHECK(analysis::osu_per_message(Pt2pt::latency, core::Seconds{10}, 64).value == 5.0);
   CHECK(analysis::osu_per_message(Pt2pt::bw, core::Seconds{64}, 64).value == 1.0);
   CHECK(analysis::osu_per_message(Pt2pt::bibw, core::Seconds{64}, 64).value == 0.5);
@@ -76,7 +80,8 @@ TEST_CASE("OSU's point-to-point figures on the textbook platform follow alpha-be
   const auto scenario = io::load_scenario("textbook");
   const core::Topology topo = topologies::build(scenario.topology, 2);
   const analysis::EngineChoice engine("loggp", scenario);
-  for (const std::uint64_t m : {std::uint64_t{8}, std::uint64_t{65536}, std::uint64_t{1} << 22}) {
+  for (const std::uint64_t m :
+       {std::uint64_t{0}, std::uint64_t{8}, std::uint64_t{65536}, std::uint64_t{1} << 22}) {
     INFO(m << " B");
     const double n = static_cast<double>(m);
     // osu_latency: half a round trip is one message, alpha + m beta.

@@ -540,13 +540,17 @@ TEST_CASE("collsim validate predicts OSU's point-to-point logs: osu_bw per messa
   std::remove(bw8.c_str());
   std::remove(lat.c_str());
   const auto& wr = w.at("rows");
-  REQUIRE(wr.size() == 2); // the 0-byte latency row times no data: skipped
+  REQUIRE(wr.size() == 3);
   CHECK(wr[0].at("chosen_by").get<std::string>().find("window 8") != std::string::npos);
   CHECK(wr[0].at("measured_us").get<double>() == Approx(104.8576).epsilon(1e-9));
   // textbook: (2 alpha + 8 m beta + 4 beta) / 8, alpha 2 us, 10 GB/s.
   CHECK(wr[0].at("predicted_us").get<double>() ==
         Approx((4e-6 + 8 * 1048576 / 10e9 + 4 / 10e9) / 8 * 1e6).epsilon(1e-9));
+  // osu_latency's 0-byte row is a message without data: alpha alone.
   CHECK(wr[1].at("collective") == "osu_latency");
-  CHECK(wr[1].at("measured_us").get<double>() == Approx(1.6));
-  CHECK(wr[1].at("predicted_us").get<double>() == Approx(2.0 + 8 / 10e9 * 1e6).epsilon(1e-9));
+  CHECK(wr[1].at("bytes") == 0);
+  CHECK(wr[1].at("measured_us").get<double>() == Approx(1.5));
+  CHECK(wr[1].at("predicted_us").get<double>() == Approx(2.0).epsilon(1e-9));
+  CHECK(wr[2].at("measured_us").get<double>() == Approx(1.6));
+  CHECK(wr[2].at("predicted_us").get<double>() == Approx(2.0 + 8 / 10e9 * 1e6).epsilon(1e-9));
 }

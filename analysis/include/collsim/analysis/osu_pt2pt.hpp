@@ -29,8 +29,9 @@ inline constexpr std::uint32_t kOsuWindow = 64;
 /// The largest window a log's -W is taken from (OSU's own bound, MAX_REQ_NUM, is 1000 in 5.x).
 inline constexpr std::uint32_t kMaxOsuWindow = 1000;
 
-/// One iteration of `kind` (not Pt2pt::none) with messages of `bytes` (> 0) between ranks 0 and
-/// 1; `window` (> 0) messages per direction for bw and bibw.
+/// One iteration of `kind` (not Pt2pt::none) with messages of `bytes` between ranks 0 and 1 (0:
+/// messages without data, osu_latency's first row); `window` (> 0) messages per direction for bw
+/// and bibw.
 core::Schedule osu_iteration(Pt2pt kind, core::Bytes bytes, std::uint32_t window);
 
 /// What the stacks lower the iteration as: an MPI point-to-point pattern that reduces nothing
