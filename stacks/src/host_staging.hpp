@@ -25,6 +25,16 @@ namespace collsim::stacks::detail {
 /// "What is inside").
 inline constexpr double kCudaSyncCallSeconds = 6.5e-6;
 
+/// The CPU's copies through GDRCopy's mapping of GPU memory (NVIDIA GDRCopy README, the sample
+/// output of gdrcopy_copylat and gdrcopy_copybw on a DGX-1V's V100): reading GPU memory takes
+/// 0.9 us for a byte (gdr_copy_from_mapping, 1 B: 0.9069 us; the BAR is read without prefetch)
+/// and runs at 530 MB/s (copybw "read BW", 128 KiB); writing takes 0.09 us (gdr_copy_to_mapping,
+/// 1 B: 0.0889 us) and runs at 9.6 GB/s (copybw "write BW", write-combining).
+inline constexpr double kGdrReadSeconds = 0.9069e-6;
+inline constexpr double kGdrReadBytesPerSecond = 530.135e6;
+inline constexpr double kGdrWriteSeconds = 0.0889e-6;
+inline constexpr double kGdrWriteBytesPerSecond = 9638.54e6;
+
 /// What the OS adds to staging into freshly allocated host memory.
 struct HostCosts {
   /// Time per byte to fault in freshly mapped memory on first touch (kernel entry, page

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <span>
 #include <vector>
 
 namespace collsim::stacks::detail {
@@ -56,9 +58,20 @@ core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
 
 core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx) {
   if (ctx.buffers == Buffers::device && on_gpus(s, ctx.topology)) {
-    return gpu_direct(std::move(s), ctx);
+    return ucx_device_protocols(gpu_direct(std::move(s), ctx), ctx);
   }
   return host_protocols(std::move(s), ctx);
+}
+
+core::Schedule ucx_device_protocols(core::Schedule s, const LowerContext& ctx) {
+  if (s.header().full_ranks() < 2) {
+    return s;
+  }
+  const MpiEnv env = parse_mpi_env(ctx.mpi);
+  core::Protocol p = s.header().protocol;
+  p.rendezvous_bytes = env.rendezvous_bytes;
+  s.set_protocol(p);
+  return eager_copies(std::move(s), env.rendezvous_bytes);
 }
 
 core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const HostCosts& costs) {
@@ -149,6 +162,75 @@ core::Schedule after_reductions(core::Schedule s, core::Seconds seconds) {
       }
       if (is_reduction(kind) && !more[r][id - base]) {
         op = out.calc(seconds, std::span<const std::uint32_t>(&op, 1));
+      }
+      at[id - base] = op;
+    }
+  }
+  out.finish();
+  return out;
+}
+
+core::Seconds gdr_read(std::uint64_t bytes) {
+  return core::Seconds{kGdrReadSeconds + static_cast<double>(bytes) / kGdrReadBytesPerSecond};
+}
+
+core::Seconds gdr_write(std::uint64_t bytes) {
+  return core::Seconds{kGdrWriteSeconds + static_cast<double>(bytes) / kGdrWriteBytesPerSecond};
+}
+
+core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes) {
+  const auto eager = [&](core::OpId id) {
+    return is_message(s.kind(id)) && s.length(id) <= eager_bytes;
+  };
+  std::size_t ops = s.op_count();
+  std::size_t deps = 0;
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
+    for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
+      deps += s.deps(id).size();
+      if (eager(id)) {
+        ops += 1;
+        deps += 2;
+      }
+    }
+  }
+  if (ops == s.op_count()) {
+    return s; // every message goes by rendezvous
+  }
+  core::Schedule out(s.header());
+  out.reserve(ops, deps);
+  std::vector<std::uint32_t> at; // per local operation: what its dependents now wait for
+  std::vector<std::uint32_t> mapped;
+  for (core::Rank r = 0; r < s.participants(); ++r) {
+    out.begin_rank(r);
+    const core::OpId base = s.rank_begin(r);
+    at.assign(s.rank_end(r) - base, 0);
+    // The rank's one progress thread packs its eager sends one after another.
+    std::optional<std::uint32_t> last_pack;
+    for (core::OpId id = base; id < s.rank_end(r); ++id) {
+      mapped.clear();
+      for (const std::uint32_t d : s.deps(id)) {
+        mapped.push_back(at[d]);
+      }
+      out.set_stream(s.stream(id));
+      const core::OpKind kind = s.kind(id);
+      const bool copies = r < s.ranks() && eager(id);
+      if (copies && kind == core::OpKind::send) {
+        if (last_pack) {
+          mapped.push_back(*last_pack);
+        }
+        last_pack = out.calc(gdr_read(s.length(id)), mapped);
+        mapped.assign(1, *last_pack);
+      }
+      std::uint32_t op = 0;
+      if (kind == core::OpKind::calc) {
+        op = out.calc(s.calc_time(id), mapped);
+      } else {
+        const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
+        op = out.add(kind, is_message(kind) ? s.route_peer(id) : 0, s.target(id),
+                     sourced ? s.source(id) : core::Range{}, mapped);
+      }
+      if (copies && kind != core::OpKind::send) {
+        op = out.calc(gdr_write(s.length(id)), std::span<const std::uint32_t>(&op, 1));
       }
       at[id - base] = op;
     }

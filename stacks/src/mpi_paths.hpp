@@ -28,8 +28,25 @@ core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx);
 core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx);
 
 /// The data path of an MPI library over UCX that runs the schedule as generated: GPU-direct on
-/// device buffers, UCX's tag protocols on host buffers.
+/// device buffers with UCX's protocols for GPU memory (ucx_device_protocols), UCX's tag
+/// protocols on host buffers.
 core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx);
+
+/// UCX's protocols for GPU memory (UCX v1.12 with GDRCopy, its gdr_copy transport): a message up
+/// to the rendezvous threshold (UCX_RNDV_THRESH) goes eagerly through host memory, the sender's
+/// CPU reading it out of the GPU through GDRCopy's mapping and the receiver's CPU writing it in
+/// (eager_copies); a longer one by rendezvous (a handshake, then GPU to GPU: cuda_ipc inside a
+/// node, GPUDirect RDMA between nodes).
+core::Schedule ucx_device_protocols(core::Schedule s, const LowerContext& ctx);
+
+/// `s` with every message of at most `eager_bytes` copied by the CPUs of the ranks (not agents)
+/// through GDRCopy: before a send, its read out of the GPU (gdr_read), each rank's reads one after
+/// another (one progress thread); after a receive, its write into the GPU (gdr_write), which
+/// what depended on the receive waits for. `s` itself where no message is that short.
+core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes);
+/// GDRCopy's read of `bytes` out of GPU memory and its write into it (host_staging.hpp's figures).
+core::Seconds gdr_read(std::uint64_t bytes);
+core::Seconds gdr_write(std::uint64_t bytes);
 
 /// The schedule staged through host memory (host_staging.hpp) at `costs`: the DMA over PCIe at
 /// its data rate and the network at the NIC kind's; one port per rank (the copies are

@@ -72,10 +72,14 @@ public:
     // the host waits for (UCC v1.1.0 ec_cuda_executor_interruptible.c runs
     // ucc_mc_cuda_reduce_multi, which ends in cudaStreamSynchronize: mc_cuda_reduce_multi.cu).
     const bool device = ctx.buffers == Buffers::device && detail::on_gpus(schedule, ctx.topology);
-    core::Schedule s = detail::over_ucx(std::move(schedule), ctx);
-    return device
-               ? detail::after_reductions(std::move(s), core::Seconds{detail::kCudaSyncCallSeconds})
-               : s;
+    if (!device) {
+      return detail::over_ucx(std::move(schedule), ctx);
+    }
+    // The steps' calls first: UCX's copies after the short messages' receives would hide which
+    // reduction continues a step.
+    core::Schedule s = detail::after_reductions(detail::gpu_direct(std::move(schedule), ctx),
+                                                core::Seconds{detail::kCudaSyncCallSeconds});
+    return detail::ucx_device_protocols(std::move(s), ctx);
   }
 
 private:

@@ -100,6 +100,7 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
   core::Protocol direct;
   direct.port_per_link = true;
   direct.intra_node_efficiency = 12.0 / 15.75; // PCIe, no NVLink in this node
+  direct.rendezvous_bytes = 8192;              // UCX's rendezvous for GPU memory too
   CHECK(ucc.header().protocol == direct);
   CHECK(ucc.op_count() == generated.op_count() + 4 * 2);
   CHECK(core::check_semantics(ucc).ok());
@@ -115,12 +116,16 @@ TEST_CASE("UCC pays one host-blocking CUDA call per reduction step on device buf
   // of the step's copies: sra_knomial at radix 4 on 4 GPUs reduces three copies in one step (one
   // call), recursive doubling on 4 GPUs reduces once in each of two steps (two calls), and
   // each call (6.5 us, GDRCopy's figure for a synchronous CUDA call) lies on the critical path.
+  // (The other calc operations are UCX's GDRCopy copies of these short messages.)
   const auto spec = gpu_nodes(1, 4);
+  const auto is_call = [](const core::Schedule& s, core::OpId id) {
+    return s.kind(id) == core::OpKind::calc && s.calc_ns(id) == 6500; // 6.5 us
+  };
   const auto calls = [&](const char* algorithm) {
     const auto ucc = lower("openmpi-4.1+ucc", CollectiveKind::allreduce, algorithm, 4, 4096, spec);
     std::size_t n = 0;
     for (core::OpId id = 0; id < ucc.schedule.op_count(); ++id) {
-      n += ucc.schedule.kind(id) == core::OpKind::calc ? 1 : 0;
+      n += is_call(ucc.schedule, id) ? 1 : 0;
     }
     return n;
   };
@@ -135,7 +140,8 @@ TEST_CASE("UCC pays one host-blocking CUDA call per reduction step on device buf
     for (core::OpId id = ucc.schedule.rank_begin(r); id < ucc.schedule.rank_end(r); ++id) {
       const auto k = ucc.schedule.kind(id);
       if (k == core::OpKind::calc) {
-        free_calls.calc(core::Seconds{0.0}, ucc.schedule.deps(id));
+        free_calls.calc(is_call(ucc.schedule, id) ? core::Seconds{0.0} : ucc.schedule.calc_time(id),
+                        ucc.schedule.deps(id));
       } else {
         free_calls.add(k, ucc.schedule.peer(id), ucc.schedule.target(id), core::Range{},
                        ucc.schedule.deps(id));
@@ -241,4 +247,39 @@ TEST_CASE("stacks are found by name and refuse what their library does not run",
   CHECK_THROWS_WITH(stacks.resolve("openmpi-4", ring), Catch::Contains("openmpi-4.1"));
   CHECK(stacks::buffers_from_name("host") == stacks::Buffers::host);
   CHECK_THROWS_AS(stacks::buffers_from_name("gpu"), core::UsageError);
+}
+
+TEST_CASE("UCX copies short device messages through GDRCopy, long ones go by rendezvous",
+          "[stacks][openmpi]") {
+  const auto spec = gpu_nodes(1, 2);
+  // A 2-rank broadcast of 4 KiB (eager) and of 64 KiB (rendezvous): one message.
+  const Lowered eager = lower("openmpi-4.1", CollectiveKind::bcast, "linear", 2, 4096, spec);
+  const Lowered rndv = lower("openmpi-4.1", CollectiveKind::bcast, "linear", 2, 65536, spec);
+  CHECK(eager.schedule.header().protocol.rendezvous_bytes == 8192); // UCX_RNDV_THRESH auto
+  CHECK(rndv.schedule.header().protocol.rendezvous_bytes == 8192);
+  // Eager: the root's CPU reads the 4 KiB out of its GPU, sends, and the receiver's CPU writes
+  // them into its GPU; GDRCopy's figures: 0.9069 us + m / 530.135 MB/s and 0.0889 us + m /
+  // 9638.54 MB/s.
+  const core::Schedule& s = eager.schedule;
+  REQUIRE(s.op_count() == 4);
+  CHECK(s.kind(s.rank_begin(0)) == core::OpKind::calc);
+  CHECK(s.calc_time(s.rank_begin(0)).value ==
+        Approx(0.9069e-6 + 4096 / 530.135e6).epsilon(0).margin(0.5e-9)); // whole nanoseconds
+  CHECK(s.kind(s.rank_begin(0) + 1) == core::OpKind::send);
+  CHECK(s.kind(s.rank_begin(1)) == core::OpKind::recv);
+  CHECK(s.kind(s.rank_begin(1) + 1) == core::OpKind::calc);
+  CHECK(s.calc_time(s.rank_begin(1) + 1).value ==
+        Approx(0.0889e-6 + 4096 / 9638.54e6).epsilon(0).margin(0.5e-9));
+  CHECK(core::check_semantics(s).ok());
+  // Rendezvous: the message as generated; the copies' time is what separates the two.
+  CHECK(rndv.schedule.op_count() == 2);
+  const Lowered host =
+      lower("openmpi-4.1", CollectiveKind::bcast, "linear", 2, 4096, spec, stacks::Buffers::host);
+  CHECK(host.schedule.op_count() == 2);
+  CHECK(eager.time > host.time + 0.9e-6 + 4096 / 530.135e6);
+  // A rank's reads go one after another: a root sending 4 KiB to 3 ranks reads three times.
+  const Lowered three =
+      lower("openmpi-4.1", CollectiveKind::bcast, "linear", 4, 4096, gpu_nodes(1, 4));
+  CHECK(three.time > 3 * (0.9069e-6 + 4096 / 530.135e6));
+  CHECK(core::check_semantics(three.schedule).ok());
 }
