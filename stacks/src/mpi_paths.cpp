@@ -93,6 +93,19 @@ bool is_message(core::OpKind k) {
   return k == core::OpKind::send || k == core::OpKind::recv || k == core::OpKind::recv_reduce;
 }
 
+/// Operation `id` of `s` added to the rank `out` is building, waiting for `deps` (its own,
+/// renumbered).
+std::uint32_t add_again(core::Schedule& out, const core::Schedule& s, core::OpId id,
+                        std::span<const std::uint32_t> deps) {
+  const core::OpKind kind = s.kind(id);
+  if (kind == core::OpKind::calc) {
+    return out.calc(s.calc_time(id), deps);
+  }
+  const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
+  return out.add(kind, is_message(kind) ? s.route_peer(id) : 0, s.target(id),
+                 sourced ? s.source(id) : core::Range{}, deps);
+}
+
 /// Per local operation of participant r: true where the step's reduction goes on, a later
 /// reduction into the same range depending on it while no send reads the partial result (a
 /// recursive-doubling step sends what it reduced: the next reduction is another step).
@@ -152,14 +165,7 @@ core::Schedule after_reductions(core::Schedule s, core::Seconds seconds) {
       }
       out.set_stream(s.stream(id));
       const core::OpKind kind = s.kind(id);
-      std::uint32_t op = 0;
-      if (kind == core::OpKind::calc) {
-        op = out.calc(s.calc_time(id), mapped);
-      } else {
-        const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
-        op = out.add(kind, is_message(kind) ? s.route_peer(id) : 0, s.target(id),
-                     sourced ? s.source(id) : core::Range{}, mapped);
-      }
+      std::uint32_t op = add_again(out, s, id, mapped);
       if (is_reduction(kind) && !more[r][id - base]) {
         op = out.calc(seconds, std::span<const std::uint32_t>(&op, 1));
       }
@@ -221,14 +227,7 @@ core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes) {
         last_pack = out.calc(gdr_read(s.length(id)), mapped);
         mapped.assign(1, *last_pack);
       }
-      std::uint32_t op = 0;
-      if (kind == core::OpKind::calc) {
-        op = out.calc(s.calc_time(id), mapped);
-      } else {
-        const bool sourced = kind == core::OpKind::reduce || kind == core::OpKind::copy;
-        op = out.add(kind, is_message(kind) ? s.route_peer(id) : 0, s.target(id),
-                     sourced ? s.source(id) : core::Range{}, mapped);
-      }
+      std::uint32_t op = add_again(out, s, id, mapped);
       if (copies && kind != core::OpKind::send) {
         op = out.calc(gdr_write(s.length(id)), std::span<const std::uint32_t>(&op, 1));
       }
