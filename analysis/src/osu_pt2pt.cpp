@@ -130,7 +130,15 @@ core::Seconds predict_osu(const MeasuredPoint& p, const core::Topology& topology
     ctx.buffers = stacks::buffers_from_name(engine.buffers);
   }
   ctx.mpi = &engine.mpi;
-  const stacks::Stack& stack = detail::stack_registry().resolve(engine.stack, algo);
+  const stacks::Registry& stacks = detail::stack_registry();
+  const stacks::Stack& stack =
+      engine.stack.empty() ? stacks.stack_for(algo) : stacks.find(engine.stack);
+  if (!stack.runs(algo)) {
+    // Not the collective refusal: the benchmark is not a collective of its own.
+    throw core::UsageError(fmt::format(
+        "stack '{}' does not run OSU's {} (MPI point-to-point: name an MPI stack or direct)",
+        stack.info().name, algo.name));
+  }
   core::Schedule s = stack.lower(osu_iteration(p.pt2pt, p.bytes, p.window), ctx);
   core::Protocol protocol = s.header().protocol;
   protocol.launch = core::Seconds{0.0}; // no collective call: only the messages' own costs

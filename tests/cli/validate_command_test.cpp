@@ -526,22 +526,42 @@ TEST_CASE("collsim validate predicts OSU's point-to-point logs: osu_bw per messa
 
   // A window from the launch line, and osu_latency (half a round trip).
   const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
-  const std::string bw8 = dir + "osu-bw-w8-" + std::to_string(::getpid()) + ".txt";
+  // One osu_bw row of 1 MiB at 10 GB/s behind the launch line `command`, in a file named `tag`.
+  const auto bw_log = [&dir](const std::string& tag, const std::string& command) {
+    const std::string path = dir + "osu-bw-" + tag + "-" + std::to_string(::getpid()) + ".txt";
+    std::ofstream(path) << "$ mpirun -np 2 osu_bw " << command
+                        << "\n# OSU MPI Bandwidth Test v7.2\n# Size      Bandwidth (MB/s)\n"
+                           "# Datatype: MPI_CHAR.\n1048576             10000.00\n";
+    return path;
+  };
+  const std::string bw8 = bw_log("w8", "-W 8 -m 1048576");
   const std::string lat = dir + "osu-latency-" + std::to_string(::getpid()) + ".txt";
-  std::ofstream(bw8) << "$ mpirun -np 2 osu_bw -W 8 -m 1048576\n"
-                        "# OSU MPI Bandwidth Test v7.2\n# Size      Bandwidth (MB/s)\n"
-                        "# Datatype: MPI_CHAR.\n1048576             10000.00\n";
   std::ofstream(lat) << "$ mpirun -np 2 osu_latency\n"
                         "# OSU MPI Latency Test v7.2\n# Size       Avg Latency(us)\n"
                         "# Datatype: MPI_CHAR.\n0                       1.50\n"
                         "8                       1.60\n";
-  const auto w =
-      run_json("validate --scenario textbook --log " + bw8 + " --log " + lat + " --format json");
+  // getopt_long's other spellings of the option: attached, and the long form with '='.
+  const std::string bw4 = bw_log("w4", "-d cuda -W4 D D");
+  const std::string bw16 = bw_log("w16", "--window-size=16");
+  const auto w = run_json("validate --scenario textbook --log " + bw8 + " --log " + lat +
+                          " --log " + bw4 + " --log " + bw16 + " --format json");
+  // NCCL runs no MPI point-to-point benchmark: each row says so, naming the benchmark.
+  const auto refused =
+      run_json("validate --scenario textbook --stack nccl --log " + bw8 + " --format json");
   std::remove(bw8.c_str());
   std::remove(lat.c_str());
+  std::remove(bw4.c_str());
+  std::remove(bw16.c_str());
+  REQUIRE(refused.at("skipped").size() == 1);
+  CHECK(refused.at("skipped")[0].get<std::string>().find(
+            "stack 'nccl' does not run OSU's osu_bw") != std::string::npos);
   const auto& wr = w.at("rows");
-  REQUIRE(wr.size() == 3);
+  REQUIRE(wr.size() == 5);
   CHECK(wr[0].at("chosen_by").get<std::string>().find("window 8") != std::string::npos);
+  CHECK(wr[3].at("chosen_by").get<std::string>().find("window 4") != std::string::npos);
+  CHECK(wr[4].at("chosen_by").get<std::string>().find("window 16") != std::string::npos);
+  CHECK(wr[3].at("predicted_us").get<double>() ==
+        Approx((4e-6 + 4 * 1048576 / 10e9 + 4 / 10e9) / 4 * 1e6).epsilon(1e-9));
   CHECK(wr[0].at("measured_us").get<double>() == Approx(104.8576).epsilon(1e-9));
   // textbook: (2 alpha + 8 m beta + 4 beta) / 8, alpha 2 us, 10 GB/s.
   CHECK(wr[0].at("predicted_us").get<double>() ==

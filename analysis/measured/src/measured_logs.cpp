@@ -4,9 +4,11 @@
 
 #include "collsim/analysis/osu_pt2pt.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 #include <string_view>
+#include <vector>
 
 namespace collsim::analysis {
 namespace {
@@ -63,22 +65,40 @@ Pt2pt pt2pt_of(std::string_view operation) {
                                 : Pt2pt::none;
 }
 
-/// osu_bw's and osu_bibw's window: `-W N` or `--window-size N` on the launch line (OSU 7's
-/// options), else window_size's default.
+/// osu_bw's and osu_bibw's window from the launch line, in getopt_long's spellings of OSU 7's
+/// option (`-W N`, `-WN`, `--window-size N`, `--window-size=N`), else window_size's default. The
+/// last one given wins, as with getopt.
 std::uint32_t osu_window(const std::string& command) {
-  for (const std::string_view flag : {" -W ", " --window-size ", " --window-size="}) {
-    const std::size_t at = command.find(flag);
-    if (at == std::string::npos) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at < command.size();) {
+    const std::size_t first = command.find_first_not_of(" \t", at);
+    if (first == std::string::npos) {
+      break;
+    }
+    const std::size_t last = std::min(command.find_first_of(" \t", first), command.size());
+    words.emplace_back(command.data() + first, last - first);
+    at = last;
+  }
+  std::uint32_t window = kOsuWindow;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    std::string_view value;
+    if ((w == "-W" || w == "--window-size") && i + 1 < words.size()) {
+      value = words[i + 1];
+    } else if (w.starts_with("--window-size=")) {
+      value = w.substr(14);
+    } else if (w.starts_with("-W") && w.size() > 2) {
+      value = w.substr(2);
+    } else {
       continue;
     }
-    std::uint32_t w = 0;
-    const char* first = command.data() + at + flag.size();
-    const auto [end, ec] = std::from_chars(first, command.data() + command.size(), w);
-    if (ec == std::errc() && end != first && w > 0 && w <= kMaxOsuWindow) {
-      return w;
+    std::uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec == std::errc() && end == value.data() + value.size() && n > 0 && n <= kMaxOsuWindow) {
+      window = n;
     }
   }
-  return kOsuWindow;
+  return window;
 }
 
 } // namespace
