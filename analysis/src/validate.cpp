@@ -257,7 +257,14 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     EngineChoice engine;
     const stacks::Stack* stack = nullptr;
   };
-  std::map<std::string, Under> under;
+  // The stack a point runs under: the scenario's (--stack) where one is named, else its log's.
+  const auto stack_of = [&scenario](const MeasuredPoint& p) {
+    return scenario.stack.empty() && !p.stack.empty() ? p.stack : scenario.stack;
+  };
+  // One per stack and buffers: a log of host buffers and one of device buffers under the same
+  // stack are two machines' worth of paths.
+  using UnderKey = std::pair<std::string, std::string>;
+  std::map<UnderKey, Under> under;
   const auto make_under = [&](const std::string& name, const std::string& buffers) {
     Under u{scenario, engine, nullptr};
     u.scenario.stack = name;
@@ -269,12 +276,10 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     u.stack = name.empty() ? nullptr : &stacks().find(name);
     return u;
   };
-  under.emplace(scenario.stack, make_under(scenario.stack, ""));
-  if (scenario.stack.empty()) {
-    for (const MeasuredPoint& p : points) {
-      if (!p.stack.empty() && !under.contains(p.stack)) {
-        under.emplace(p.stack, make_under(p.stack, p.buffers));
-      }
+  for (const MeasuredPoint& p : points) {
+    const UnderKey key{stack_of(p), p.buffers};
+    if (!under.contains(key)) {
+      under.emplace(key, make_under(key.first, key.second));
     }
   }
   std::vector<std::optional<ValidationRow>> out(points.size());
@@ -301,7 +306,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       return;
     }
     const bool from_log_stack = scenario.stack.empty() && !p.stack.empty();
-    const Under& u = under.at(from_log_stack ? p.stack : scenario.stack);
+    const Under& u = under.at(UnderKey{stack_of(p), p.buffers});
     const stacks::Stack* stack = u.stack;
     if (p.pt2pt != Pt2pt::none) {
       out[i] = predict_pt2pt(p, *topo, u.engine, from_log_stack, why[i]);

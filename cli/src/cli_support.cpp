@@ -281,14 +281,15 @@ std::uint32_t parse_count(const std::string& text, const char* option, const cha
 
 } // namespace
 
-void add_stack_options(CLI::App& cmd, StackOptions& options) {
+void add_stack_options(CLI::App& cmd, StackOptions& options, std::string_view buffers_default) {
   cmd.add_option("--stack", options.stack,
                  "Library stack the algorithms run under (collsim stacks lists them: nccl, "
                  "openmpi-4.1, openmpi-4.1+ucc, openmpi-4.1+ucc+nccl, direct); default: the "
                  "scenario's stack, else each algorithm's own");
   cmd.add_option("--buffers", options.buffers,
-                 "Where the buffers live: device or host (default: the scenario's buffers, else "
-                 "device on GPU ranks)");
+                 fmt::format("Where the buffers live: device or host (default: the scenario's "
+                             "buffers, else {})",
+                             buffers_default));
 }
 
 void apply_stack_options(const StackOptions& options, core::Scenario& scenario) {

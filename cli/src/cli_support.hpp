@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace CLI {
@@ -76,7 +77,10 @@ struct StackOptions {
   std::string stack;
   std::string buffers;
 };
-void add_stack_options(CLI::App& cmd, StackOptions& options);
+/// --stack and --buffers; `buffers_default` says where buffers live when neither the option nor
+/// the scenario says.
+void add_stack_options(CLI::App& cmd, StackOptions& options,
+                       std::string_view buffers_default = "device on GPU ranks");
 /// Sets the options given on `scenario`, checked (UnknownNameError or UsageError: exit 2).
 void apply_stack_options(const StackOptions& options, core::Scenario& scenario);
 

@@ -29,7 +29,9 @@ void add_prediction_options(CLI::App& cmd, PredictionOptions& o) {
       ->capture_default_str();
   add_memory_option(cmd, o.max_memory);
   add_log_shape_options(cmd, o.shape);
-  add_stack_options(cmd, o.stack);
+  add_stack_options(cmd, o.stack,
+                    "the log's: device for OSU's -d cuda, host for an MPI benchmark without it "
+                    "(OSU's default, IMB), device on GPU ranks for nccl-tests");
 }
 
 Prediction prediction(const PredictionOptions& o) {

@@ -498,6 +498,44 @@ TEST_CASE("collsim validate prices the host of a single-thread multi-GPU run (nc
   CHECK(host.back().at("chosen_by").get<std::string>().find("host-bound") == std::string::npos);
 }
 
+TEST_CASE("collsim validate prices an MPI log's buffers where the log says they were",
+          "[cli][validate][osu]") {
+  // OSU's buffers are host memory unless -d cuda says otherwise: on a GPU machine the same row
+  // is a host allreduce without it and a staged device allreduce with it (Open MPI 4.1's
+  // coll/cuda copies device buffers through host memory).
+  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
+  const auto log = [&dir](const std::string& tag, const std::string& options) {
+    const std::string path = dir + "osu-ar-" + tag + "-" + std::to_string(::getpid()) + ".txt";
+    std::ofstream(path) << "$ mpirun -np 8 osu_allreduce" << options
+                        << "\n# OSU MPI Allreduce Latency Test v7.2\n# Datatype: MPI_FLOAT.\n"
+                           "# Size       Avg Latency(us)\n1048576              500.00\n";
+    return path;
+  };
+  const std::string host = log("host", " -m 1048576");
+  const std::string device = log("device", " -d cuda D D -m 1048576");
+  const std::string common = "validate --scenario juwels-booster --stack openmpi-4.1 --format json";
+  const auto both = run_json(common + " --log " + host + " --log " + device);
+  const auto forced = run_json(common + " --buffers device --log " + host);
+  std::remove(host.c_str());
+  std::remove(device.c_str());
+  const auto sim = [](const std::string& buffers) {
+    return run_json("sim --scenario juwels-booster --stack openmpi-4.1 --algorithm auto --ranks 8 "
+                    "--sizes 1MiB --format json --buffers " +
+                    buffers)
+        .at("results")[0]
+        .at("time_us")
+        .get<double>();
+  };
+  const auto& rows = both.at("rows");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("predicted_us").get<double>() == Approx(sim("host")).epsilon(1e-12));
+  CHECK(rows[1].at("predicted_us").get<double>() == Approx(sim("device")).epsilon(1e-12));
+  CHECK(rows[1].at("predicted_us").get<double>() > 5 * rows[0].at("predicted_us").get<double>());
+  // --buffers wins over the log.
+  CHECK(forced.at("rows")[0].at("predicted_us").get<double>() ==
+        Approx(sim("device")).epsilon(1e-12));
+}
+
 TEST_CASE("collsim validate predicts OSU's point-to-point logs: osu_bw per message, -W, "
           "osu_latency",
           "[cli][validate][osu]") {

@@ -137,8 +137,10 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
     }
   }
   if (p.library == Library::mpi) {
+    // OSU's buffers are host memory unless `-d cuda` (or another accelerator) says otherwise;
+    // IMB's always are.
     const bool device = !log.runs.at(m.run).accelerator.empty();
-    p.buffers = device ? "device" : "";
+    p.buffers = device ? "device" : "host";
     p.stack = log_stack(command, log.runs.at(m.run).mpi_version);
   }
   p.ranks = m.ranks != 0 ? m.ranks : log.runs.at(m.run).ranks;

@@ -65,7 +65,8 @@ struct MeasuredPoint {
   std::string nccl_version;
   /// The library stack the log shows the run used (docs/stacks.md; measured_logs.cpp reads it
   /// from the launch command and the MPI library line), "" when it shows none collsim has; and
-  /// where its buffers lived ("device" for OSU's -d cuda, else "").
+  /// where its buffers lived: "device" for OSU's -d cuda, "host" for MPI benchmarks without it
+  /// (OSU's default, IMB's only), "" for NCCL's (the scenario's).
   std::string stack;
   std::string buffers;
   /// GPUs one thread of the benchmark drove (io::LogInfo::gpus_per_thread; 0: not said).
