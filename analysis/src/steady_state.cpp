@@ -139,15 +139,16 @@ std::optional<Period> find_period(const core::Schedule& s, const Loop& loop,
         periodic = false;
         break;
       }
+      // Inside the rank's program (checked below), so the ids fit an OpId.
       const std::uint64_t w = run_loops - 2 * span - 2 * period;
-      const OpId first = s.rank_begin(r) + w * per;
-      const OpId last = first + (span + period) * per;
+      const std::uint64_t first = s.rank_begin(r) + w * per;
+      const std::uint64_t last = first + (span + period) * per;
       if (last + period * per > s.rank_end(r)) {
         periodic = false;
         break;
       }
-      for (OpId id = first; id < last; ++id) {
-        const OpId later = id + period * per;
+      for (OpId id = static_cast<OpId>(first); id < last; ++id) {
+        const OpId later = static_cast<OpId>(id + period * per);
         if (end[id] < 0.0 || end[later] < 0.0) {
           periodic = false;
           break;
