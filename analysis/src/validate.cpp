@@ -258,8 +258,11 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     const stacks::Stack* stack = nullptr;
   };
   // The stack a point runs under: the scenario's (--stack) where one is named, else its log's.
-  const auto stack_of = [&scenario](const MeasuredPoint& p) {
-    return scenario.stack.empty() && !p.stack.empty() ? p.stack : scenario.stack;
+  const auto stack_from_log = [&scenario](const MeasuredPoint& p) {
+    return scenario.stack.empty() && !p.stack.empty();
+  };
+  const auto stack_of = [&](const MeasuredPoint& p) {
+    return stack_from_log(p) ? p.stack : scenario.stack;
   };
   // One per stack and buffers: a log of host buffers and one of device buffers under the same
   // stack are two machines' worth of paths.
@@ -305,7 +308,7 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       why[i] = topology_error.at(p.ranks);
       return;
     }
-    const bool from_log_stack = scenario.stack.empty() && !p.stack.empty();
+    const bool from_log_stack = stack_from_log(p);
     const Under& u = under.at(UnderKey{stack_of(p), p.buffers});
     const stacks::Stack* stack = u.stack;
     if (p.pt2pt != Pt2pt::none) {

@@ -34,6 +34,14 @@ std::string slurp(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+/// Writes `text` to a log file of this process under build/ named after `name`; its path.
+std::string write_log(const std::string& name, const std::string& text) {
+  const std::string path = std::string(COLLSIM_SOURCE_DIR) + "/build/" + name + "-" +
+                           std::to_string(::getpid()) + ".txt";
+  std::ofstream(path) << text;
+  return path;
+}
+
 } // namespace
 
 TEST_CASE("collsim validate compares a real nccl-tests log with a preset's predictions",
@@ -503,13 +511,11 @@ TEST_CASE("collsim validate prices an MPI log's buffers where the log says they 
   // OSU's buffers are host memory unless -d cuda says otherwise: on a GPU machine the same row
   // is a host allreduce without it and a staged device allreduce with it (Open MPI 4.1's
   // coll/cuda copies device buffers through host memory).
-  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
-  const auto log = [&dir](const std::string& tag, const std::string& options) {
-    const std::string path = dir + "osu-ar-" + tag + "-" + std::to_string(::getpid()) + ".txt";
-    std::ofstream(path) << "$ mpirun -np 8 osu_allreduce" << options
-                        << "\n# OSU MPI Allreduce Latency Test v7.2\n# Datatype: MPI_FLOAT.\n"
-                           "# Size       Avg Latency(us)\n1048576              500.00\n";
-    return path;
+  const auto log = [](const std::string& tag, const std::string& options) {
+    return write_log("osu-ar-" + tag, "$ mpirun -np 8 osu_allreduce" + options +
+                                          "\n# OSU MPI Allreduce Latency Test v7.2\n# Datatype: "
+                                          "MPI_FLOAT.\n# Size       Avg Latency(us)\n1048576"
+                                          "              500.00\n");
   };
   const std::string host = log("host", " -m 1048576");
   const std::string device = log("device", " -d cuda D D -m 1048576");
@@ -563,21 +569,19 @@ TEST_CASE("collsim validate predicts OSU's point-to-point logs: osu_bw per messa
         last.at("predicted_us").get<double>());
 
   // A window from the launch line, and osu_latency (half a round trip).
-  const std::string dir = std::string(COLLSIM_SOURCE_DIR) + "/build/";
   // One osu_bw row of 1 MiB at 10 GB/s behind the launch line `command`, in a file named `tag`.
-  const auto bw_log = [&dir](const std::string& tag, const std::string& command) {
-    const std::string path = dir + "osu-bw-" + tag + "-" + std::to_string(::getpid()) + ".txt";
-    std::ofstream(path) << "$ mpirun -np 2 osu_bw " << command
-                        << "\n# OSU MPI Bandwidth Test v7.2\n# Size      Bandwidth (MB/s)\n"
-                           "# Datatype: MPI_CHAR.\n1048576             10000.00\n";
-    return path;
+  const auto bw_log = [](const std::string& tag, const std::string& command) {
+    return write_log("osu-bw-" + tag, "$ mpirun -np 2 osu_bw " + command +
+                                          "\n# OSU MPI Bandwidth Test v7.2\n# Size      Bandwidth "
+                                          "(MB/s)\n# Datatype: MPI_CHAR.\n1048576             "
+                                          "10000.00\n");
   };
   const std::string bw8 = bw_log("w8", "-W 8 -m 1048576");
-  const std::string lat = dir + "osu-latency-" + std::to_string(::getpid()) + ".txt";
-  std::ofstream(lat) << "$ mpirun -np 2 osu_latency\n"
-                        "# OSU MPI Latency Test v7.2\n# Size       Avg Latency(us)\n"
-                        "# Datatype: MPI_CHAR.\n0                       1.50\n"
-                        "8                       1.60\n";
+  const std::string lat = write_log("osu-latency", "$ mpirun -np 2 osu_latency\n"
+                                                   "# OSU MPI Latency Test v7.2\n# Size       "
+                                                   "Avg Latency(us)\n# Datatype: MPI_CHAR.\n0"
+                                                   "                       1.50\n"
+                                                   "8                       1.60\n");
   // getopt_long's other spellings of the option: attached, and the long form with '='.
   const std::string bw4 = bw_log("w4", "-d cuda -W4 D D");
   const std::string bw16 = bw_log("w16", "--window-size=16");
