@@ -3,6 +3,9 @@
 //   collsim_stack_bench            every case
 //   collsim_stack_bench staged     openmpi-4.1 staging a ring allreduce, 256 GPUs, 64 MiB
 //   collsim_stack_bench nccl       the NCCL stack lowering nccl_ring, 256 GPUs, 1 GiB
+//   REPS=3 collsim_stack_bench     each case three times in one process: the first run is a
+//                                  process's first point (its arrays are fresh memory, faulted in
+//                                  and zeroed by the kernel), the later ones a sweep's later points
 // Prints, per case, the generation, the lowering and the engine's run on the lowered schedule,
 // each per operation of the lowered schedule, and the lowering's share of the engine's time.
 
@@ -13,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -35,8 +39,8 @@ core::TopologySpec gpu_cluster() {
   return spec;
 }
 
-void run_case(const std::string& label, const std::string& stack, const std::string& algorithm,
-              std::uint32_t ranks, core::Bytes bytes) {
+void run_case(const std::string& label, int rep, const std::string& stack,
+              const std::string& algorithm, std::uint32_t ranks, core::Bytes bytes) {
   using clock = std::chrono::steady_clock;
   const auto registry = algorithms::make_default_registry();
   const auto stacks = stacks::default_stacks();
@@ -63,11 +67,11 @@ void run_case(const std::string& label, const std::string& stack, const std::str
   const double low = std::chrono::duration<double>(t2 - t1).count();
   const double sim = std::chrono::duration<double>(t3 - t2).count();
   const auto ops = static_cast<double>(lowered.op_count());
-  fmt::print("{:<8} {:<12} {:>5} ranks {:>10} -> {:>10} ops  generate {:6.1f} ns/op  lower "
+  fmt::print("{:<8} run {} {:<12} {:>5} ranks {:>10} -> {:>10} ops  generate {:6.1f} ns/op  lower "
              "{:6.1f} ns/op  loggp {:6.1f} ns/op  lowering = {:5.1f} % of loggp  (simulated "
              "{:.3f} ms)\n",
-             label, stack, ranks, generated, lowered.op_count(), gen / ops * 1e9, low / ops * 1e9,
-             sim / ops * 1e9, 100.0 * low / sim, res.time.value * 1e3);
+             label, rep, stack, ranks, generated, lowered.op_count(), gen / ops * 1e9,
+             low / ops * 1e9, sim / ops * 1e9, 100.0 * low / sim, res.time.value * 1e3);
 }
 
 } // namespace
@@ -77,11 +81,15 @@ int main(int argc, char** argv) {
   const auto wanted = [&](const char* c) {
     return only.empty() || std::find(only.begin(), only.end(), c) != only.end();
   };
-  if (wanted("staged")) {
-    run_case("staged", "openmpi-4.1", "ring", 256, core::Bytes{64ULL << 20});
-  }
-  if (wanted("nccl")) {
-    run_case("nccl", "nccl", "nccl_ring", 256, core::Bytes{1ULL << 30});
+  const char* reps_env = std::getenv("REPS");
+  const int reps = reps_env != nullptr ? std::max(1, std::atoi(reps_env)) : 1;
+  for (int rep = 1; rep <= reps; ++rep) {
+    if (wanted("staged")) {
+      run_case("staged", rep, "openmpi-4.1", "ring", 256, core::Bytes{64ULL << 20});
+    }
+    if (wanted("nccl")) {
+      run_case("nccl", rep, "nccl", "nccl_ring", 256, core::Bytes{1ULL << 30});
+    }
   }
   return 0;
 }
