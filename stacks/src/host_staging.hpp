@@ -35,6 +35,12 @@ inline constexpr double kGdrReadBytesPerSecond = 530.135e6;
 inline constexpr double kGdrWriteSeconds = 0.0889e-6;
 inline constexpr double kGdrWriteBytesPerSecond = 9638.54e6;
 
+/// The start of one copy engine copy between two GPUs of a node: a small peer-to-peer copy over
+/// NVLink takes 1.8-2.3 us (p2pBandwidthLatencyTest on a 4-GPU NVLink node, NVIDIA/cuda-samples
+/// issue 230; hardware.md [S29]). UCX's cuda_ipc pays it per message, its copies to one peer
+/// queued on one stream.
+inline constexpr double kCudaIpcCopySeconds = 2.0e-6;
+
 /// What the OS adds to staging into freshly allocated host memory.
 struct HostCosts {
   /// Time per byte to fault in freshly mapped memory on first touch (kernel entry, page

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <vector>
@@ -71,7 +72,7 @@ core::Schedule ucx_device_protocols(core::Schedule s, const LowerContext& ctx) {
   core::Protocol p = s.header().protocol;
   p.rendezvous_bytes = env.rendezvous_bytes;
   s.set_protocol(p);
-  return eager_copies(std::move(s), env.rendezvous_bytes);
+  return ucx_copies(std::move(s), env.rendezvous_bytes, ctx.topology);
 }
 
 core::Schedule staged(const core::Schedule& s, const LowerContext& ctx, const HostCosts& costs) {
@@ -184,32 +185,43 @@ core::Seconds gdr_write(std::uint64_t bytes) {
   return core::Seconds{kGdrWriteSeconds + static_cast<double>(bytes) / kGdrWriteBytesPerSecond};
 }
 
-core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes) {
+core::Schedule ucx_copies(core::Schedule s, std::uint64_t eager_bytes, const core::Topology& t) {
   const auto eager = [&](core::OpId id) {
     return is_message(s.kind(id)) && s.length(id) <= eager_bytes;
+  };
+  // A rendezvous send from one GPU to another of its node: a cuda_ipc copy on the pair's stream.
+  const auto ipc = [&](core::Rank r, core::OpId id) {
+    if (s.kind(id) != core::OpKind::send || s.length(id) <= eager_bytes) {
+      return false;
+    }
+    const core::Rank peer = s.route_peer(id);
+    return peer < t.rank_count() && r < t.rank_count() &&
+           t.devices()[t.device_of(r)].node == t.devices()[t.device_of(peer)].node;
   };
   std::size_t ops = s.op_count();
   std::size_t deps = 0;
   for (core::Rank r = 0; r < s.ranks(); ++r) {
     for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
       deps += s.deps(id).size();
-      if (eager(id)) {
+      if (eager(id) || ipc(r, id)) {
         ops += 1;
         deps += 2;
       }
     }
   }
   if (ops == s.op_count()) {
-    return s; // every message goes by rendezvous
+    return s; // no eager message and no copy between GPUs of a node
   }
   core::Schedule out(s.header());
   out.reserve(ops, deps);
   std::vector<std::uint32_t> at; // per local operation: what its dependents now wait for
   std::vector<std::uint32_t> mapped;
+  std::vector<std::pair<core::Rank, std::uint32_t>> last_copy; // per peer: its last ipc send
   for (core::Rank r = 0; r < s.participants(); ++r) {
     out.begin_rank(r);
     const core::OpId base = s.rank_begin(r);
     at.assign(s.rank_end(r) - base, 0);
+    last_copy.clear();
     // The rank's one progress thread packs its eager sends one after another.
     std::optional<std::uint32_t> last_pack;
     for (core::OpId id = base; id < s.rank_end(r); ++id) {
@@ -219,7 +231,8 @@ core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes) {
       }
       out.set_stream(s.stream(id));
       const core::OpKind kind = s.kind(id);
-      const bool copies = r < s.ranks() && eager(id);
+      const bool rank = r < s.ranks();
+      const bool copies = rank && eager(id);
       if (copies && kind == core::OpKind::send) {
         if (last_pack) {
           mapped.push_back(*last_pack);
@@ -227,7 +240,26 @@ core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes) {
         last_pack = out.calc(gdr_read(s.length(id)), mapped);
         mapped.assign(1, *last_pack);
       }
+      const bool copy_start = rank && ipc(r, id);
+      auto previous = last_copy.end();
+      if (copy_start) {
+        const core::Rank peer = s.route_peer(id);
+        previous = std::find_if(last_copy.begin(), last_copy.end(),
+                                [peer](const auto& e) { return e.first == peer; });
+        if (previous != last_copy.end()) {
+          mapped.push_back(previous->second);
+        }
+        const std::uint32_t start = out.calc(core::Seconds{kCudaIpcCopySeconds}, mapped);
+        mapped.assign(1, start);
+      }
       std::uint32_t op = add_again(out, s, id, mapped);
+      if (copy_start) {
+        if (previous != last_copy.end()) {
+          previous->second = op;
+        } else {
+          last_copy.emplace_back(s.route_peer(id), op);
+        }
+      }
       if (copies && kind != core::OpKind::send) {
         op = out.calc(gdr_write(s.length(id)), std::span<const std::uint32_t>(&op, 1));
       }

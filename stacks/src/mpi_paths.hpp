@@ -39,11 +39,15 @@ core::Schedule over_ucx(core::Schedule s, const LowerContext& ctx);
 /// node, GPUDirect RDMA between nodes).
 core::Schedule ucx_device_protocols(core::Schedule s, const LowerContext& ctx);
 
-/// `s` with every message of at most `eager_bytes` copied by the CPUs of the ranks (not agents)
-/// through GDRCopy: before a send, its read out of the GPU (gdr_read), each rank's reads one after
-/// another (one progress thread); after a receive, its write into the GPU (gdr_write), which
-/// what depended on the receive waits for. `s` itself where no message is that short.
-core::Schedule eager_copies(core::Schedule s, std::uint64_t eager_bytes);
+/// `s` with UCX's copies on GPU memory (see ucx_device_protocols). Every message of at most
+/// `eager_bytes` is copied by the CPUs of the ranks (not agents) through GDRCopy: before a send,
+/// its read out of the GPU (gdr_read), each rank's reads one after another (one progress thread);
+/// after a receive, its write into the GPU (gdr_write), which what depended on the receive waits
+/// for. A longer message between two GPUs of a node of `t` is one cuda_ipc copy
+/// (cuMemcpyDtoDAsync, src/uct/cuda/cuda_ipc/cuda_ipc_ep.c) on the pair's own stream: each copy
+/// starts (kCudaIpcCopySeconds) after the pair's previous copy has moved its data, so a pair's
+/// copies take start + data one after another. `s` itself where there is neither.
+core::Schedule ucx_copies(core::Schedule s, std::uint64_t eager_bytes, const core::Topology& t);
 /// GDRCopy's read of `bytes` out of GPU memory and its write into it (host_staging.hpp's figures).
 core::Seconds gdr_read(std::uint64_t bytes);
 core::Seconds gdr_write(std::uint64_t bytes);

@@ -12,6 +12,8 @@
 
 #include "stack_test_support.hpp"
 
+#include "../../stacks/src/mpi_paths.hpp"
+
 #include <catch2/catch.hpp>
 
 using namespace collsim;
@@ -86,13 +88,16 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
   CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec,
               stacks::Buffers::host)
             .schedule == over_ucx(CollectiveKind::allgather, "ring"));
-  // A device allgather is GPU-direct (no staging): the operations as generated.
+  // A device allgather is GPU-direct (no staging): the operations as generated, plus the start
+  // of a cuda_ipc copy before each rendezvous send to the node's other GPU (ranks 0 and 2 send
+  // their three 256 KiB blocks inside their node: 6 copies).
   CHECK(lower("openmpi-4.1", CollectiveKind::allgather, "ring", 4, 1 << 20, spec)
-            .schedule.op_count() == plain(CollectiveKind::allgather, "ring").op_count());
+            .schedule.op_count() == plain(CollectiveKind::allgather, "ring").op_count() + 6);
   // UCC's tl/ucp runs on the device buffers, reducing on the GPU: the operations as generated
   // plus one host-blocking CUDA call after each reduction step (Rabenseifner on 4 ranks: two
-  // reduce-scatter steps), with a port per link (UCX cuda_ipc's per-peer streams) and the
-  // links' data rates.
+  // reduce-scatter steps) and one cuda_ipc copy start before each send inside a node (each
+  // rank's first reduce-scatter step and last allgather step), with a port per link (UCX
+  // cuda_ipc's per-peer streams) and the links' data rates.
   const core::Schedule ucc =
       lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec)
           .schedule;
@@ -102,7 +107,7 @@ TEST_CASE("openmpi-4.1 leaves host buffers and non-reductions alone", "[stacks][
   direct.intra_node_efficiency = 12.0 / 15.75; // PCIe, no NVLink in this node
   direct.rendezvous_bytes = 8192;              // UCX's rendezvous for GPU memory too
   CHECK(ucc.header().protocol == direct);
-  CHECK(ucc.op_count() == generated.op_count() + 4 * 2);
+  CHECK(ucc.op_count() == generated.op_count() + 4 * 2 + 4 * 2);
   CHECK(core::check_semantics(ucc).ok());
   // Host buffers: as generated, over UCX.
   CHECK(lower("openmpi-4.1+ucc", CollectiveKind::allreduce, "rabenseifner", 4, 1 << 20, spec,
@@ -271,8 +276,14 @@ TEST_CASE("UCX copies short device messages through GDRCopy, long ones go by ren
   CHECK(s.calc_time(s.rank_begin(1) + 1).value ==
         Approx(0.0889e-6 + 4096 / 9638.54e6).epsilon(0).margin(0.5e-9));
   CHECK(core::check_semantics(s).ok());
-  // Rendezvous: the message as generated; the copies' time is what separates the two.
-  CHECK(rndv.schedule.op_count() == 2);
+  // Rendezvous between two GPUs of the node: one cuda_ipc copy, started (2 us, a small peer
+  // copy's latency) before the message moves.
+  const core::Schedule& r = rndv.schedule;
+  REQUIRE(r.op_count() == 3);
+  CHECK(r.kind(r.rank_begin(0)) == core::OpKind::calc);
+  CHECK(r.calc_time(r.rank_begin(0)).value == Approx(2.0e-6));
+  CHECK(r.kind(r.rank_begin(0) + 1) == core::OpKind::send);
+  CHECK(r.kind(r.rank_begin(1)) == core::OpKind::recv);
   const Lowered host =
       lower("openmpi-4.1", CollectiveKind::bcast, "linear", 2, 4096, spec, stacks::Buffers::host);
   CHECK(host.schedule.op_count() == 2);
@@ -282,4 +293,60 @@ TEST_CASE("UCX copies short device messages through GDRCopy, long ones go by ren
       lower("openmpi-4.1", CollectiveKind::bcast, "linear", 4, 4096, gpu_nodes(1, 4));
   CHECK(three.time > 3 * (0.9069e-6 + 4096 / 530.135e6));
   CHECK(core::check_semantics(three.schedule).ok());
+}
+
+TEST_CASE("UCX's cuda_ipc copies to one peer go one after another, to others beside them",
+          "[stacks][openmpi]") {
+  // Rank 0 broadcasts 128 KiB: to rank 1 in two 64 KiB halves, to rank 2 whole, all GPUs of
+  // one node, and to rank 3 on the other node whole (GPUDirect RDMA: no cuda_ipc copy). UCX
+  // queues a pair's copies on one stream (src/uct/cuda/cuda_ipc/cuda_ipc_ep.c: one
+  // cuMemcpyDtoDAsync per message on the stream of the pair): the second copy to rank 1 starts
+  // after the first has moved its data; the copy to rank 2 waits for neither.
+  const auto topo = topologies::build(gpu_nodes(2, 3), 4);
+  core::ScheduleHeader h;
+  h.collective = CollectiveKind::bcast;
+  h.ranks = 4;
+  h.bytes = core::Bytes{131072};
+  h.data_bytes = 131072;
+  core::Schedule s(h);
+  const core::Range whole{core::Buffer::data, 0, 131072};
+  const core::Range first{core::Buffer::data, 0, 65536};
+  const core::Range second{core::Buffer::data, 65536, 65536};
+  s.begin_rank(0);
+  s.send(1, first);
+  s.send(1, second);
+  s.send(2, whole);
+  s.send(3, whole);
+  s.begin_rank(1);
+  s.recv(0, first);
+  s.recv(0, second);
+  s.begin_rank(2);
+  s.recv(0, whole);
+  s.begin_rank(3);
+  s.recv(0, whole);
+  s.finish();
+  REQUIRE(core::check_semantics(s).ok());
+  const core::Schedule out = stacks::detail::ucx_copies(s, 8192, topo);
+  // Rank 0: start, send to 1, start (after that send), send to 1, start, send to 2, send to 3.
+  const core::OpId b = out.rank_begin(0);
+  REQUIRE(out.rank_end(0) - b == 7);
+  const std::vector<core::OpKind> kinds{core::OpKind::calc, core::OpKind::send, core::OpKind::calc,
+                                        core::OpKind::send, core::OpKind::calc, core::OpKind::send,
+                                        core::OpKind::send};
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    CHECK(out.kind(b + i) == kinds[i]);
+  }
+  CHECK(out.calc_time(b).value == Approx(stacks::detail::kCudaIpcCopySeconds));
+  CHECK(out.deps(b + 1).size() == 1);
+  CHECK(out.deps(b + 1)[0] == 0);
+  CHECK(std::vector<std::uint32_t>(out.deps(b + 2).begin(), out.deps(b + 2).end()) ==
+        std::vector<std::uint32_t>{1}); // the pair's previous copy
+  CHECK(out.deps(b + 4).empty());       // another peer's stream
+  CHECK(out.peer(b + 6) == 3);
+  CHECK(out.deps(b + 6).empty());                  // between nodes: no copy start
+  CHECK(out.rank_end(1) - out.rank_begin(1) == 2); // receives as generated
+  CHECK(core::check_semantics(out).ok());
+  // Timed: the second message to rank 1 lands no earlier than two starts and two transfers.
+  const auto res = engines::LogGPEngine{}.run(out, topo, {});
+  CHECK(res.time.value > 2 * stacks::detail::kCudaIpcCopySeconds);
 }
