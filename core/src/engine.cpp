@@ -10,6 +10,16 @@
 
 namespace collsim::core {
 
+EngineError stalled_error(std::string_view engine, const Schedule& schedule, Rank r, OpId at) {
+  return EngineError(fmt::format(
+      "{}: {} {} stalled at operation l{} (the schedule deadlocks; run `collsim verify`)", engine,
+      r < schedule.ranks() ? "rank" : "agent", r, at - schedule.rank_begin(r)));
+}
+
+EngineError unmatched_receive_error(std::string_view engine) {
+  return EngineError(fmt::format("{}: a receive never completed (the schedule deadlocks)", engine));
+}
+
 std::vector<DeviceId> participant_devices(const Schedule& schedule, const Topology& topology,
                                           std::string_view engine) {
   const auto& agents = schedule.header().agents;

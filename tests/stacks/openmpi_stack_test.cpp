@@ -333,7 +333,7 @@ TEST_CASE("UCX's cuda_ipc copies to one peer go one after another, to others bes
   const std::vector<core::OpKind> kinds{core::OpKind::calc, core::OpKind::send, core::OpKind::calc,
                                         core::OpKind::send, core::OpKind::calc, core::OpKind::send,
                                         core::OpKind::send};
-  for (std::size_t i = 0; i < kinds.size(); ++i) {
+  for (core::OpId i = 0; i < kinds.size(); ++i) {
     CHECK(out.kind(b + i) == kinds[i]);
   }
   CHECK(out.calc_time(b).value == Approx(stacks::detail::kCudaIpcCopySeconds));

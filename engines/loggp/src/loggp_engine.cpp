@@ -92,12 +92,7 @@ public:
     double end = 0.0;
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       if (lane_[l].next != lanes_.end(l) || lane_[l].blocked_on != core::kNoMatch) {
-        const Rank r = lanes_.rank(l);
-        const OpId at = lanes_.op_at(lane_[l].next);
-        throw core::EngineError(
-            fmt::format("loggp: {} {} stalled at operation l{} (the schedule deadlocks; run "
-                        "`collsim verify`)",
-                        r < s_.ranks() ? "rank" : "agent", r, at - s_.rank_begin(r)));
+        throw core::stalled_error("loggp", s_, lanes_.rank(l), lanes_.op_at(lane_[l].next));
       }
     }
     for (Rank r = 0; r < s_.participants(); ++r) {
@@ -109,7 +104,7 @@ public:
     }
     for (const OpState& st : ops_) {
       if (st.state() != kDone) {
-        throw core::EngineError("loggp: a receive never completed (the schedule deadlocks)");
+        throw core::unmatched_receive_error("loggp");
       }
     }
     res.time = core::Seconds{end};

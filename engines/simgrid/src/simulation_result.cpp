@@ -3,9 +3,7 @@
 
 #include "simulation_state.hpp"
 
-#include "collsim/core/errors.hpp"
-
-#include <fmt/format.h>
+#include "collsim/core/engine.hpp"
 
 namespace collsim::engines::detail::simgrid_state {
 
@@ -13,17 +11,12 @@ void check_finished(const core::Schedule& s, const core::Lanes& lanes,
                     const std::vector<LaneState>& lane, const std::vector<OpState>& ops) {
   for (std::size_t l = 0; l < lanes.count(); ++l) {
     if (lane[l].next != lanes.end(l)) {
-      const Rank r = lanes.rank(l);
-      const OpId at = lanes.op_at(lane[l].next);
-      throw core::EngineError(
-          fmt::format("simgrid: {} {} stalled at operation l{} (the schedule deadlocks; run "
-                      "`collsim verify`)",
-                      r < s.ranks() ? "rank" : "agent", r, at - s.rank_begin(r)));
+      throw core::stalled_error("simgrid", s, lanes.rank(l), lanes.op_at(lane[l].next));
     }
   }
   for (const OpState& st : ops) {
     if (st.state != kDone) {
-      throw core::EngineError("simgrid: a receive never completed (the schedule deadlocks)");
+      throw core::unmatched_receive_error("simgrid");
     }
   }
 }

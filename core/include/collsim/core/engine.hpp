@@ -2,6 +2,7 @@
 // The engine interface (ARCHITECTURE.md, "Engine"): re-entrant, no shared mutable state, so sweeps
 // can run engines in parallel.
 
+#include "collsim/core/errors.hpp"
 #include "collsim/core/schedule.hpp"
 #include "collsim/core/topology.hpp"
 #include "collsim/core/units.hpp"
@@ -87,6 +88,13 @@ std::vector<LinkLoad> link_loads(const Schedule& schedule, const Topology& topol
 /// a reducing device of the topology, or agents on a full mesh.
 std::vector<DeviceId> participant_devices(const Schedule& schedule, const Topology& topology,
                                           std::string_view engine);
+
+/// What an engine reports when participant `r` of `schedule` never got past its operation `at`
+/// (a global id): "<engine>: rank|agent R stalled at operation lN (the schedule deadlocks; run
+/// `collsim verify`)", N the operation's index in the participant's program.
+EngineError stalled_error(std::string_view engine, const Schedule& schedule, Rank r, OpId at);
+/// What an engine reports when a receive was left without its message.
+EngineError unmatched_receive_error(std::string_view engine);
 
 /// "name-of-from -> name-of-to" for messages and tables.
 std::string link_label(const Topology& topology, LinkId link);
