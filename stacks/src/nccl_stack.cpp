@@ -27,6 +27,7 @@
 #include "collsim/stacks/nccl_model.hpp"
 #include "collsim/stacks/pipeline.hpp"
 #include "collsim/stacks/stack.hpp"
+#include "collsim/topologies/nic_kinds.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -222,6 +223,31 @@ core::Seconds proxy_overhead(Proto p, const NcclModelInputs& in) {
   return core::Seconds{per_slice * share * 1e-6};
 }
 
+/// What a network step of NCCL's own IB verbs transport takes beyond NCCL's tuning constants
+/// (tuning.cc's NET hwLat: 2.7 us for a ring LL step, 5 for a tree's; the IB transport reports no
+/// latency of its own, ncclNetProperties_t.latency 0). Measured: an 8 B allreduce of two A100s on
+/// two nodes over HDR InfiniBand (a ring LL: NCCL's LL base latency, 6.6 us, and two network
+/// steps) takes 19.9 us (NVIDIA/nccl-tests#150), so a step takes 6.65 us, 3.95 more than NCCL's
+/// 2.7. What the step holds that the constants miss (src/transport/net.cc): the sender's LL buffer
+/// for the network is host memory even with GPUDirect RDMA, so the kernel's stores cross PCIe into
+/// host memory; the proxy thread posts the send only once it has seen the size the kernel wrote
+/// into the connection FIFO and every line's flags; the NIC reads the data back from host memory.
+constexpr double kIbTransportStepSeconds = 3.95e-6;
+
+/// The physical time NCCL's network transport adds to each step between nodes on `spec`'s NICs:
+/// kIbTransportStepSeconds where NCCL uses its own IB verbs transport (an InfiniBand or RoCE NIC
+/// kind, or NICs of no named kind) and no plugin reports a latency (`nccl.net_latency` 0); a
+/// plugin's reported latency is its own figure for the step (aws-ofi-nccl's 75 us on p4d).
+core::Seconds transport_step(const core::TopologySpec* spec, const core::NcclSpec& nccl) {
+  if (spec == nullptr || spec->kind != "system" || nccl.net_latency.value > 0.0) {
+    return core::Seconds{0.0};
+  }
+  const std::string& kind = spec->system.node.nic_kind;
+  const topologies::NicKind* k = kind.empty() ? nullptr : topologies::find_nic_kind(kind);
+  const bool ib = kind.empty() || (k != nullptr && k->nccl_ib_transport);
+  return core::Seconds{ib ? kIbTransportStepSeconds : 0.0};
+}
+
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   const std::optional<Proto> proto = proto_of(p);
@@ -265,6 +291,7 @@ public:
       p.inter_node_latency =
           p.inter_node_latency + core::Seconds{ctx.nccl.net_latency.value * times *
                                                algorithms::nccl::inter_node_latency_share(*algo)};
+      p.inter_node_latency = p.inter_node_latency + transport_step(ctx.topology_spec, ctx.nccl);
     }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr

@@ -107,9 +107,9 @@ TEST_CASE("what-if knobs are the link levels of each topology kind, with the sce
     CHECK(paths(knobs) == std::vector<std::string>{
                               "topology.node.nvlink.latency", "topology.node.nvlink.link_bandwidth",
                               "topology.node.nic_latency", "topology.node.nic_bandwidth"});
-    // 25 GB/s per NVLink, 2 us; HDR200 = 200 Gb/s = 25 GB/s, 0.3 us.
+    // 25 GB/s per NVLink, 1 us; HDR200 = 200 Gb/s = 25 GB/s, 0.3 us.
     CHECK(knob(knobs, "topology.node.nvlink.link_bandwidth").value == Approx(25e9));
-    CHECK(knob(knobs, "topology.node.nvlink.latency").value == Approx(2e-6));
+    CHECK(knob(knobs, "topology.node.nvlink.latency").value == Approx(1e-6));
     CHECK(knob(knobs, "topology.node.nic_bandwidth").value == Approx(25e9));
     CHECK(knob(knobs, "topology.node.nic_latency").value == Approx(0.3e-6));
     CHECK(knob(knobs, "topology.node.nic_bandwidth").label == "NIC bandwidth");

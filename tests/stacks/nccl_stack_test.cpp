@@ -388,3 +388,44 @@ TEST_CASE("NVLS gives each rank one connection per head, so its latency does not
   CHECK(time8 == Approx(25e-6));
   CHECK(time72 == Approx(time8));
 }
+
+TEST_CASE("NCCL's own IB transport adds its measured step between nodes; a plugin's latency "
+          "stands for its own",
+          "[stacks][nccl]") {
+  // Two nodes of one GPU, an 8 B ring LL allreduce: NCCL's LL base latency and two network steps.
+  // NVIDIA/nccl-tests#150 measured 19.9 us on HDR InfiniBand, 6.65 us a step against NCCL's own
+  // 2.7 (tuning.cc, NET ring LL): 3.95 us more per step where NCCL runs its IB verbs transport.
+  const auto lowered = [](const std::string& kind, double net_latency_us) {
+    core::TopologySpec spec;
+    spec.kind = "system";
+    spec.system.nodes = 2;
+    spec.system.node.gpus = 1;
+    spec.system.node.nics = 1;
+    spec.system.node.nic_kind = kind;
+    const auto topo = topologies::build(spec, 2);
+    const auto registry = algorithms::make_default_registry();
+    const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
+    algorithms::Request req;
+    req.ranks = 2;
+    req.bytes = core::Bytes{8};
+    req.topology = &topo;
+    req.params = algorithms::resolve_params(algo, {{"protocol", "ll"}, {"channels", "1"}});
+    core::NcclSpec nccl;
+    nccl.net_latency = core::Seconds{net_latency_us * 1e-6};
+    return stacks::lower(stacks::default_stacks(), registry.generate(algo, req),
+                         {topo, nccl, algo, &spec})
+        .header()
+        .protocol.inter_node_latency.value;
+  };
+  const double ncclnet = algorithms::nccl::hw_latency_us(algorithms::nccl::Hw::net, Algo::ring,
+                                                         Proto::ll) *
+                         1e-6; // NCCL's constant, 2.7 us
+  for (const char* kind : {"ib_hdr", "ib_ndr", "roce", ""}) {
+    INFO(kind);
+    CHECK(lowered(kind, 0) == Approx(ncclnet + 3.95e-6));
+  }
+  // Through a plugin: its reported latency, not the IB transport's step.
+  CHECK(lowered("efa", 75) == Approx(ncclnet + 75e-6));
+  CHECK(lowered("tcpxo", 0) == Approx(ncclnet));
+  CHECK(lowered("ib_hdr", 10) == Approx(ncclnet + 10e-6));
+}

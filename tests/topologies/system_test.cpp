@@ -67,8 +67,8 @@ TEST_CASE("dgx1-v100: GPUs without a direct NVLink meet through an intermediate 
   CHECK(hops(t, t.route(0, 7)) ==
         std::vector<std::string>{"node0/gpu0", "node0/gpu4", "node0/gpu7"});
   CHECK(t.route_cost(0, 7).bottleneck.gbps() == Approx(50));
-  // A message is priced by that route: 2 us per NVLink hop, 25 GB/s.
-  CHECK(t.route_cost(0, 6).latency.value == Approx(4e-6));
+  // A message is priced by that route: 1 us per NVLink hop (the preset's), 25 GB/s.
+  CHECK(t.route_cost(0, 6).latency.value == Approx(2e-6));
 }
 
 TEST_CASE("without NVLink, GPUs talk over PCIe: through their switch, or the sockets' link",

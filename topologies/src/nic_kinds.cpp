@@ -64,13 +64,14 @@ constexpr core::Seconds us(double v) {
 
 constexpr std::array<NicKind, 7> kNicKinds{{
     {"ib_edr", "InfiniBand EDR (ConnectX-5 class), RDMA", gbit(100), us(0.25), 0.92,
-     "rate, latency [S1]; efficiency unverified (HDR's ratio [S45])"},
+     "rate, latency [S1]; efficiency unverified (HDR's ratio [S45])", true},
     {"ib_hdr", "InfiniBand HDR (ConnectX-6), RDMA", gbit(200), us(0.3), 0.96,
-     "rate, latency [S1, S39]; efficiency 24/25 GB/s through NCCL [S46]"},
+     "rate, latency [S1, S39]; efficiency 24/25 GB/s through NCCL [S46]", true},
     {"ib_ndr", "InfiniBand NDR (ConnectX-7), RDMA", gbit(400), us(0.3), 0.95,
-     "rate [S1, S44]; latency unverified (HDR's); efficiency 380/400 Gb/s [S28]"},
+     "rate [S1, S44]; latency unverified (HDR's); efficiency 380/400 Gb/s [S28]", true},
     {"roce", "RDMA over Converged Ethernet (ConnectX, RoCE v2)", gbit(200), us(1.0), 0.80,
-     "rate [S96]; latency ~2 us end to end (OCI); efficiency unverified (rule of thumb [S1])"},
+     "rate [S96]; latency ~2 us end to end (OCI); efficiency unverified (rule of thumb [S1])",
+     true},
     {"efa", "AWS Elastic Fabric Adapter (SRD)", gbit(100), us(5.0), 0.59,
      "rate (AWS p5 EFA page); latency unverified; efficiency from NVIDIA/nccl#527 (4 x p4d)"},
     {"tcpx", "Google Cloud GPUDirect-TCPX (A3 High)", gbit(200), us(10.0), 0.70,

@@ -55,7 +55,10 @@ struct NvlinkSpec {
   /// links_per_pair links) or "explicit" (the `links` list: DGX-1's hybrid cube-mesh).
   std::string kind = "none";
   Bandwidth link_bandwidth{25e9}; ///< per NVLink and direction
-  Seconds latency{2e-6};          ///< GPU to GPU, end to end
+  /// GPU to GPU, end to end: an NCCL LL step over NVLink takes about 1 us (Hu et al.,
+  /// "Demystifying NCCL", arXiv 2507.04786, its protocol table). A copy engine's peer copy takes
+  /// about 2 us (hardware.md [S29]), which the MPI stacks' cuda_ipc copies add per message.
+  Seconds latency{1e-6};
   std::uint32_t links_per_pair = 1;
   std::uint32_t links_per_gpu = 12;
   struct Pair {

@@ -25,6 +25,9 @@ struct NicKind {
   core::Seconds latency;    ///< per NIC link (an inter-node route crosses two)
   double efficiency = 1.0;  ///< large-transfer share of the line rate, in (0, 1]
   std::string_view sources; ///< where the three numbers come from, for `collsim` listings
+  /// NCCL reaches it through its own IB verbs transport (src/transport/net_ib.cc), not a network
+  /// plugin (aws-ofi-nccl for EFA, Google's TCPX plugins).
+  bool nccl_ib_transport = false;
 };
 
 /// Every NIC kind, in the order the docs list them.
