@@ -389,7 +389,7 @@ TEST_CASE("NVLS gives each rank one connection per head, so its latency does not
   CHECK(time72 == Approx(time8));
 }
 
-TEST_CASE("NCCL's own IB transport adds its measured step between nodes; a plugin's latency "
+TEST_CASE("NCCL's own IB transport adds its measured step between nodes, a plugin's latency "
           "stands for its own",
           "[stacks][nccl]") {
   // Two nodes of one GPU, an 8 B ring LL allreduce: NCCL's LL base latency and two network steps.
