@@ -231,8 +231,8 @@ core::Schedule ucx_copies(core::Schedule s, std::uint64_t eager_bytes, const cor
       }
       out.set_stream(s.stream(id));
       const core::OpKind kind = s.kind(id);
-      const bool rank = r < s.ranks();
-      const bool copies = rank && eager(id);
+      const bool of_rank = r < s.ranks(); // an agent's messages are no GPU's
+      const bool copies = of_rank && eager(id);
       if (copies && kind == core::OpKind::send) {
         if (last_pack) {
           mapped.push_back(*last_pack);
@@ -240,7 +240,7 @@ core::Schedule ucx_copies(core::Schedule s, std::uint64_t eager_bytes, const cor
         last_pack = out.calc(gdr_read(s.length(id)), mapped);
         mapped.assign(1, *last_pack);
       }
-      const bool copy_start = rank && ipc(r, id);
+      const bool copy_start = of_rank && ipc(r, id);
       auto previous = last_copy.end();
       if (copy_start) {
         const core::Rank peer = s.route_peer(id);
