@@ -37,8 +37,9 @@ constexpr std::array<std::string_view, 5> kAccuracyRangeKeys{"rows", "median", "
                                                              "faster"};
 constexpr std::array<std::string_view, 2> kMpiKeys{"call_overhead", "env"};
 constexpr std::array<std::string_view, 2> kBufferKinds{"device", "host"};
-constexpr std::array<std::string_view, 8> kNcclKeys{
-    "call_overhead", "net_latency", "group_launch", "version", "ll", "ll128", "simple", "env"};
+constexpr std::array<std::string_view, 10> kNcclKeys{
+    "call_overhead", "net_latency", "net_step", "net_step_simple", "group_launch",
+    "version",       "ll",          "ll128",    "simple",          "env"};
 constexpr std::array<std::string_view, 2> kNcclProtocolKeys{"latency_factor", "efficiency_factor"};
 constexpr std::array<std::string_view, 7> kSimgridKeys{
     "network_model", "tcp_gamma",    "latency_factor", "bandwidth_factor",

@@ -101,6 +101,10 @@ core::NcclSpec Loader::nccl(const Located& at, core::NcclSpec out) const {
       out.call_overhead = seconds(f.value);
     } else if (f.key == "net_latency") {
       out.net_latency = seconds(f.value);
+    } else if (f.key == "net_step") {
+      out.net_step = seconds(f.value);
+    } else if (f.key == "net_step_simple") {
+      out.net_step_simple = seconds(f.value);
     } else if (f.key == "group_launch") {
       out.group_launch = seconds(f.value);
     } else if (f.key == "env") {

@@ -248,6 +248,20 @@ core::Seconds transport_step(const core::TopologySpec* spec, const core::NcclSpe
   return core::Seconds{ib ? kIbTransportStepSeconds : 0.0};
 }
 
+/// What the network plugin adds to a step between nodes in the run. Where the scenario gives the
+/// plugin's physical step (`nccl.net_step`, `nccl.net_step_simple`), that; else the latency it
+/// reports to NCCL (ncclNetProperties_t.latency, `nccl.net_latency`) as tuning.cc adds it to
+/// interLat: once, and once more with Simple for the flush of each received step.
+core::Seconds plugin_step(Proto p, const core::NcclSpec& nccl) {
+  if (p == Proto::simple && nccl.net_step_simple.value >= 0.0) {
+    return nccl.net_step_simple;
+  }
+  if (nccl.net_step.value >= 0.0) {
+    return nccl.net_step;
+  }
+  return core::Seconds{nccl.net_latency.value * (p == Proto::simple ? 2.0 : 1.0)};
+}
+
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
 void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   const std::optional<Proto> proto = proto_of(p);
@@ -285,13 +299,10 @@ public:
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
     if (algo && proto) {
-      // The network plugin's latency (ncclNetProperties_t.latency): tuning.cc adds it to
-      // interLat, once more with Simple for the flush of each received step.
-      const double times = *proto == Proto::simple ? 2.0 : 1.0;
-      p.inter_node_latency =
-          p.inter_node_latency + core::Seconds{ctx.nccl.net_latency.value * times *
-                                               algorithms::nccl::inter_node_latency_share(*algo)};
-      p.inter_node_latency = p.inter_node_latency + transport_step(ctx.topology_spec, ctx.nccl);
+      p.inter_node_latency = p.inter_node_latency +
+                             core::Seconds{plugin_step(*proto, ctx.nccl).value *
+                                           algorithms::nccl::inter_node_latency_share(*algo)} +
+                             transport_step(ctx.topology_spec, ctx.nccl);
     }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr

@@ -161,7 +161,7 @@ TEST_CASE("a scenario derived from a cloud preset keeps the preset's NIC kind an
       io::parse_scenario("base: aws-p5\ntopology:\n  node:\n    nics: 4\n", "kept.yaml");
   CHECK(kept.topology.system.node.nic_kind == "efa");
   CHECK(kept.topology.system.node.nic_bandwidth.gbps() == Approx(50));
-  CHECK(kept.topology.system.node.nic_efficiency == Approx(0.59));
+  CHECK(kept.topology.system.node.nic_efficiency == Approx(0.89));
   CHECK(kept.topology.system.node.nics == 4);
 }
 

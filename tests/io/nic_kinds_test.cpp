@@ -62,7 +62,7 @@ TEST_CASE("a NIC kind gives the line rate, latency and efficiency the node does 
   CHECK(n.nics == 4);
   CHECK(n.nic_bandwidth.bytes_per_second == Approx(100e9 / 8)); // 100 Gb/s
   CHECK(n.nic_latency.value == Approx(5e-6));
-  CHECK(n.nic_efficiency == Approx(0.59));
+  CHECK(n.nic_efficiency == Approx(0.89));
 }
 
 TEST_CASE("NIC values written beside a kind win over the kind's, in any order",
@@ -98,7 +98,7 @@ topology:
   CHECK(n.nic_kind == "efa");
   CHECK(n.nic_bandwidth.bytes_per_second == Approx(12.5e9));
   CHECK(n.nic_latency.value == Approx(5e-6));
-  CHECK(n.nic_efficiency == Approx(0.59));
+  CHECK(n.nic_efficiency == Approx(0.89));
   CHECK(n.nics == 8); // the rest of the node is the preset's
 }
 

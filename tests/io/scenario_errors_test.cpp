@@ -174,7 +174,7 @@ std::vector<BadScenario> bad_scenarios() {
   {"base_file_missing.yaml", "base_file_missing.yaml:2:7: error: base: cannot open base scenario '" + bad_dir() + "/no_such_base.yaml': No such file or directory"},
   // YAML syntax, reported with yaml-cpp's own message and position.
   // The SimGrid engine's settings.
-  {"nccl_unknown_protocol.yaml", "nccl_unknown_protocol.yaml:6:3: error: nccl.ll64: unknown key 'll64' (did you mean 'll'?); valid keys are: call_overhead, net_latency, group_launch, version, ll, ll128, simple, env"},
+  {"nccl_unknown_protocol.yaml", "nccl_unknown_protocol.yaml:6:3: error: nccl.ll64: unknown key 'll64' (did you mean 'll'?); valid keys are: call_overhead, net_latency, net_step, net_step_simple, group_launch, version, ll, ll128, simple, env"},
   {"nccl_version_not_a_release.yaml", "nccl_version_not_a_release.yaml:6:12: error: nccl.version: '3.1' is not an NCCL release (expected 2.MINOR.PATCH such as 2.19.3, or a version code such as 21903)"},
   {"nccl_env_not_nccl.yaml", "nccl_env_not_nccl.yaml:7:5: error: nccl.env.CUDA_VISIBLE_DEVICES: 'CUDA_VISIBLE_DEVICES' is not an NCCL environment variable (they start with NCCL_)"},
   {"mpi_unknown_key.yaml", "mpi_unknown_key.yaml:6:3: error: mpi.rndv_thresh: unknown key 'rndv_thresh'; valid keys are: call_overhead, env"},

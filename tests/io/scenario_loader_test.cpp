@@ -501,6 +501,27 @@ TEST_CASE("the nccl section sets the call overhead and per-protocol factors, a d
   CHECK(b.nccl.ll.efficiency_factor == 1.0);
   CHECK(b.nccl.ll128 == collsim::core::NcclProtocolSpec{});
   CHECK(b.nccl.simple.efficiency_factor == 0.8);
+  CHECK(b.nccl.net_step.value < 0.0); // not given: the run charges net_latency
+  CHECK(b.nccl.net_step_simple.value < 0.0);
+}
+
+TEST_CASE("nccl.net_step and net_step_simple give the plugin's physical step apart from its "
+          "reported latency",
+          "[io][scenario][nccl]") {
+  const std::string nccl = "nccl: {net_latency: 75 us, net_step: 20 us, net_step_simple: 23 us}";
+  const auto s = parse_scenario("name: s\ntopology: {kind: uniform}\n" + nccl +
+                                    "\nstudies: [{collective: allreduce, algorithms: [ring], "
+                                    "ranks: 2, sizes: 8B}]\n",
+                                "s.yaml");
+  CHECK(s.nccl.net_latency.value == Approx(75e-6)); // NCCL's choice still sees the reported 75
+  CHECK(s.nccl.net_step.value == Approx(20e-6));
+  CHECK(s.nccl.net_step_simple.value == Approx(23e-6));
+  // The aws-p5 preset writes AWS's own tuner's figures (aws-ofi-nccl src/tuner/nccl_ofi_model.cpp).
+  const auto p5 = parse_scenario("base: aws-p5\n", "p5.yaml");
+  CHECK(p5.nccl.net_latency.value == Approx(75e-6));
+  CHECK(p5.nccl.net_step.value == Approx(20e-6));
+  CHECK(p5.nccl.net_step_simple.value == Approx(23e-6));
+  CHECK(p5.nccl.env.at("NCCL_NVLSTREE_MAX_CHUNKSIZE") == "524288");
 }
 
 TEST_CASE("the mpi section keeps the call overhead and the environment with positions",

@@ -249,6 +249,35 @@ TEST_CASE("the network plugin's latency lengthens each inter-node step, twice wi
   }
 }
 
+TEST_CASE("a plugin's physical step replaces its reported latency in the run, not in the choice",
+          "[stacks][nccl]") {
+  // nccl.net_step (LL, LL128) and net_step_simple stand for net_latency in each inter-node
+  // message: a 4-rank ring grows by 2(p-1) steps, as above, of 20 us (LL, LL128) or 23 us
+  // (Simple) instead of 75 us or 150 us.
+  const std::uint32_t p = 4;
+  core::NcclSpec reported;
+  reported.net_latency = core::Seconds{75e-6};
+  core::NcclSpec physical = reported;
+  physical.net_step = core::Seconds{20e-6};
+  physical.net_step_simple = core::Seconds{23e-6};
+  for (const auto& [protocol, step] :
+       {std::pair<const char*, double>{"ll", 20e-6}, {"ll128", 20e-6}, {"simple", 23e-6}}) {
+    INFO(protocol);
+    const Run base = ring(p, 4096, protocol);
+    const Run run = ring(p, 4096, protocol, physical);
+    CHECK(run.lowered.header().protocol.inter_node_latency.value -
+              base.lowered.header().protocol.inter_node_latency.value ==
+          Approx(step));
+    CHECK(run.time - base.time == Approx(2.0 * (p - 1) * step).epsilon(1e-6));
+  }
+  // Only Simple's figure given: LL keeps the reported latency.
+  core::NcclSpec simple_only = reported;
+  simple_only.net_step_simple = core::Seconds{23e-6};
+  CHECK(ring(p, 4096, "ll", simple_only).time == Approx(ring(p, 4096, "ll", reported).time));
+  CHECK(ring(p, 4096, "simple", simple_only).time ==
+        Approx(ring(p, 4096, "simple", physical).time));
+}
+
 TEST_CASE(
     "the NCCL stack charges each network slice NCCL's proxy overhead, three times with Simple",
     "[stacks][nccl]") {

@@ -8,9 +8,14 @@
 //   ib_hdr  0.96  24 of 25 GB/s per HDR NIC through NCCL (maintainer: 2 NICs -> 48 GB/s) [S46]
 //   ib_ndr  0.95  380 of 400 Gb/s GPUDirect RDMA threshold on Azure NDv5 [S28]
 //   roce    0.80  [unverified]: no RoCE measurement; the ~80 % of advertised rule of thumb [S1]
-//   efa     0.59  [derived from a published measurement]: nccl-tests allreduce on 4 x p4d-class
-//                 instances (4 x 100 Gb/s EFA = 50 GB/s per node) reached busbw 29.6 GB/s
-//                 (NCCL 2.9.9), https://github.com/NVIDIA/nccl/issues/527 ; 29.6 / 50 = 0.59
+//   efa     0.89  [derived from a published measurement]: nccl-tests all_reduce_perf on p5.48xlarge
+//                 (8 H100, 32 x 100 Gb/s EFA = 400 GB/s per instance, aws-ofi-nccl) at 8 GiB
+//                 holds busbw 355.4-357.1 GB/s from 4 to 16 instances [P5B]: a ring's bus
+//                 bandwidth between nodes is each node's NIC rate times the efficiency, and no
+//                 NCCL algorithm beats it from 4 nodes on, so 357 / 400 = 0.89 is a lower bound.
+//                 (Before 2026-12-07: 0.59 from NVIDIA/nccl#527, an issue titled "Slow bus
+//                 bandwidth" on 4 p4d-class instances with NCCL 2.9.9 running 2 channels: a
+//                 misconfigured run, not the fabric's rate.)
 //   tcpx    0.70  [unverified]: no published GPUDirect-TCPX efficiency; below roce's 0.8
 //                 because the data path is TCP
 //   tcpxo   0.90  [derived from a published measurement]: nccl-tests all_reduce_perf on 2 x A3
@@ -35,6 +40,10 @@
 //                    2 x (7 x 4.0 NVLink + 1 x 14 NET) = 92.4 us, tuning.cc) leaves 2 x 15.3 us
 //                    for the two network crossings beyond NCCL's 14 us NET step: 29.3 us end to
 //                    end, within TCP's 10-50 us (OCI page above), about 15 us per NIC link.
+//   [P5B]
+//   https://github.com/crazyguitar/aws-gpu-communication-benchmark/blob/4fdb5a4fab8b2e173e2c7e87d9faddd9f54ddfea/data/nccl_all_reduce.csv
+//         (public, 2025; its k8s/nccl_all_reduce_perf.yaml: 8 ranks a p5.48xlarge, NCCL_BUFFSIZE
+//         8388608, NCCL_P2P_NET_CHUNKSIZE 524288, aws-ofi-nccl's tuner; not a shared log).
 //   [A3M]
 //   https://github.com/lessizzmore/create-a3mega-ztan-fork/blob/02dd8f455c43ced1cf442ef29334bda97149264b/ztan-NCCL-test-result
 //         (public; not one of the shared validation logs).
@@ -72,8 +81,9 @@ constexpr std::array<NicKind, 7> kNicKinds{{
     {"roce", "RDMA over Converged Ethernet (ConnectX, RoCE v2)", gbit(200), us(1.0), 0.80,
      "rate [S96]; latency ~2 us end to end (OCI); efficiency unverified (rule of thumb [S1])",
      true},
-    {"efa", "AWS Elastic Fabric Adapter (SRD)", gbit(100), us(5.0), 0.59,
-     "rate (AWS p5 EFA page); latency unverified; efficiency from NVIDIA/nccl#527 (4 x p4d)"},
+    {"efa", "AWS Elastic Fabric Adapter (SRD)", gbit(100), us(5.0), 0.89,
+     "rate (AWS p5 EFA page); latency unverified; efficiency a lower bound from a published "
+     "nccl-tests run on 4 - 16 p5 instances"},
     {"tcpx", "Google Cloud GPUDirect-TCPX (A3 High)", gbit(200), us(10.0), 0.70,
      "rate (GCP GPU network bandwidth page); latency and efficiency unverified"},
     {"tcpxo", "Google Cloud GPUDirect-TCPXO (A3 Mega)", gbit(200), us(15.0), 0.90,

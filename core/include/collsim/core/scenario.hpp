@@ -285,6 +285,16 @@ struct NcclSpec {
   /// transports report 0; aws-ofi-nccl reports 75 us on p4d, p4de, p5 and p5e, 35 us on p5en and
   /// later (src/platform-aws.cpp). Counts only between nodes.
   Seconds net_latency{0.0};
+  /// What a step between nodes takes on the plugin's path in the run, where that is not what the
+  /// plugin reports to NCCL (net_latency, a figure a plugin may choose to steer NCCL's choice:
+  /// aws-ofi-nccl's 75 us, commit d87d61e "makes NCCL choose the wrong algorithm" below it): the
+  /// run charges it per step between nodes in place of net_latency, while NCCL's choice and
+  /// estimate keep net_latency. Negative: not given (the run charges net_latency as NCCL's
+  /// model does, twice with Simple).
+  Seconds net_step{-1.0};
+  /// The same for a Simple step (its receive completion and flush); negative: net_step where
+  /// that is given.
+  Seconds net_step_simple{-1.0};
   /// Host time per GPU of one collective call where one thread drives several GPUs (nccl-tests
   /// -g N: a group call enqueues and launches each GPU's kernel in turn, src/group.cc; the
   /// benchmark's back-to-back calls then come no faster than N of these apart). 4.2 us: the
