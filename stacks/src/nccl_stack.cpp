@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 
 namespace collsim::stacks {
@@ -248,18 +249,21 @@ core::Seconds transport_step(const core::TopologySpec* spec, const core::NcclSpe
   return core::Seconds{ib ? kIbTransportStepSeconds : 0.0};
 }
 
-/// What the network plugin adds to a step between nodes in the run. Where the scenario gives the
-/// plugin's physical step (`nccl.net_step`, `nccl.net_step_simple`), that; else the latency it
-/// reports to NCCL (ncclNetProperties_t.latency, `nccl.net_latency`) as tuning.cc adds it to
-/// interLat: once, and once more with Simple for the flush of each received step.
-core::Seconds plugin_step(Proto p, const core::NcclSpec& nccl) {
+/// The whole step between nodes on a network plugin's path, where the scenario gives it
+/// (`nccl.net_step`; `nccl.net_step_simple` for Simple): nullopt where it gives none.
+std::optional<core::Seconds> plugin_step(Proto p, const core::NcclSpec& nccl) {
   if (p == Proto::simple && nccl.net_step_simple.value >= 0.0) {
     return nccl.net_step_simple;
   }
   if (nccl.net_step.value >= 0.0) {
     return nccl.net_step;
   }
-  return core::Seconds{nccl.net_latency.value * (p == Proto::simple ? 2.0 : 1.0)};
+  return std::nullopt;
+}
+
+/// The scenario's corrections of protocol `p` (`nccl.ll`, `nccl.ll128`, `nccl.simple`).
+const core::NcclProtocolSpec& protocol_spec(Proto p, const core::NcclSpec& nccl) {
+  return p == Proto::ll ? nccl.ll : p == Proto::ll128 ? nccl.ll128 : nccl.simple;
 }
 
 /// The scenario's correction of `p`'s protocol (none for a schedule without NCCL's protocol).
@@ -268,9 +272,7 @@ void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   if (!proto) {
     return;
   }
-  const core::NcclProtocolSpec* spec = *proto == Proto::ll      ? &nccl.ll
-                                       : *proto == Proto::ll128 ? &nccl.ll128
-                                                                : &nccl.simple;
+  const core::NcclProtocolSpec* spec = &protocol_spec(*proto, nccl);
   p.launch = p.launch + nccl.call_overhead;
   p.message_latency = core::Seconds{p.message_latency.value * spec->latency_factor};
   p.inter_node_latency = core::Seconds{p.inter_node_latency.value * spec->latency_factor};
@@ -299,10 +301,22 @@ public:
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
     if (algo && proto) {
-      p.inter_node_latency = p.inter_node_latency +
-                             core::Seconds{plugin_step(*proto, ctx.nccl).value *
-                                           algorithms::nccl::inter_node_latency_share(*algo)} +
-                             transport_step(ctx.topology_spec, ctx.nccl);
+      const double share = algorithms::nccl::inter_node_latency_share(*algo);
+      if (const std::optional<core::Seconds> step = plugin_step(*proto, ctx.nccl)) {
+        // The plugin's own figure is the whole step: it stands for NCCL's NET constant too
+        // (tuning.cc's hwLatencies[NET] describe NCCL's IB transport), as in AWS's tuner model,
+        // which prices an inter-node step at its net_lat alone (aws-ofi-nccl
+        // src/tuner/nccl_ofi_model.cpp). Scaled like the constant it replaces (`correct`).
+        p.inter_node_latency =
+            core::Seconds{step->value * share * protocol_spec(*proto, ctx.nccl).latency_factor};
+      } else {
+        // The latency the plugin reports to NCCL (ncclNetProperties_t.latency): tuning.cc adds
+        // it to interLat, once more with Simple for the flush of each received step.
+        const double times = *proto == Proto::simple ? 2.0 : 1.0;
+        p.inter_node_latency = p.inter_node_latency +
+                               core::Seconds{ctx.nccl.net_latency.value * times * share} +
+                               transport_step(ctx.topology_spec, ctx.nccl);
+      }
     }
     if (algo && ranks > 1 && ranks <= ctx.topology.rank_count()) {
       const NcclModelInputs in = ctx.topology_spec != nullptr

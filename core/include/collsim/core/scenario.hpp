@@ -281,16 +281,17 @@ struct NcclSpec {
   Seconds call_overhead{0.0};
   /// The latency the network plugin reports to NCCL for its NICs (ncclNetProperties_t.latency,
   /// NCCL's graph->latencyInter): NCCL adds it to every step that crosses the network, twice with
-  /// Simple (the receive flush), in its tuning model and here in the run. NCCL's own IB and socket
-  /// transports report 0; aws-ofi-nccl reports 75 us on p4d, p4de, p5 and p5e, 35 us on p5en and
-  /// later (src/platform-aws.cpp). Counts only between nodes.
+  /// Simple (the receive flush), in its tuning model and here in the run (unless net_step is
+  /// given). NCCL's own IB and socket transports report 0; aws-ofi-nccl reports 75 us on p4d,
+  /// p4de, p5 and p5e, 35 us on p5en and later (src/platform-aws.cpp). Counts only between nodes.
   Seconds net_latency{0.0};
   /// What a step between nodes takes on the plugin's path in the run, where that is not what the
   /// plugin reports to NCCL (net_latency, a figure a plugin may choose to steer NCCL's choice:
   /// aws-ofi-nccl's 75 us, commit d87d61e "makes NCCL choose the wrong algorithm" below it): the
-  /// run charges it per step between nodes in place of net_latency, while NCCL's choice and
-  /// estimate keep net_latency. Negative: not given (the run charges net_latency as NCCL's
-  /// model does, twice with Simple).
+  /// whole latency of each step between nodes in the run, in place of NCCL's NET constant and
+  /// net_latency (as AWS's tuner model prices a step), while NCCL's choice and estimate keep
+  /// them. Negative: not given (the run charges NCCL's constant plus net_latency, twice with
+  /// Simple, as NCCL's model does).
   Seconds net_step{-1.0};
   /// The same for a Simple step (its receive completion and flush); negative: net_step where
   /// that is given.
