@@ -1,0 +1,85 @@
+// Presets against published runs that are not shared validation logs (docs/validation.md, "AWS p5
+// against a published run"): the numbers the docs give are what collsim computes now.
+
+#include "cli_test_support.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+using collsim::testing::run_json;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// (ranks, bytes) -> measured busbw (GB/s) from a table of rows "RANKS BW(32 MiB) BW(64 MiB) ..."
+/// doubling from 32 MiB, '#' lines skipped.
+std::map<std::pair<int, long long>, double> published_busbw(const std::string& path) {
+  std::map<std::pair<int, long long>, double> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') {
+      continue;
+    }
+    std::istringstream f(line);
+    int ranks = 0;
+    f >> ranks;
+    long long bytes = 32LL << 20;
+    double bw = 0.0;
+    while (f >> bw) {
+      out[{ranks, bytes}] = bw;
+      bytes *= 2;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("docs/validation.md's aws-p5 row against the published p5 run is what sim computes",
+          "[cli][validate][published]") {
+  // bench/validation/aws_p5_published.sh prints the same: time error = measured busbw /
+  // predicted busbw - 1 over the run's 36 points; the median of an even count is the mean of the
+  // two middle values, the p90 the value at 0.9 x count.
+  const auto measured = published_busbw(std::string(COLLSIM_SOURCE_DIR) +
+                                        "/tests/data/published/aws_p5_all_reduce_busbw.txt");
+  REQUIRE(measured.size() == 36);
+  const auto j = run_json("sim --scenario aws-p5 --algorithm auto --ranks 16,32,64,128 "
+                          "--sizes 32MiB:8GiB:x2 --format json");
+  std::vector<double> errors;
+  for (const auto& r : j.at("results")) {
+    const auto at = measured.find({r.at("ranks").get<int>(), r.at("bytes").get<long long>()});
+    if (at != measured.end()) {
+      errors.push_back(std::abs(100.0 * (at->second / r.at("busbw_GBps").get<double>() - 1.0)));
+    }
+  }
+  REQUIRE(errors.size() == 36);
+  std::sort(errors.begin(), errors.end());
+  const double median = (errors[17] + errors[18]) / 2.0;
+  const double p90 = errors[errors.size() * 9 / 10]; // 0.9 x 36 = 32.4 -> 32
+  // The docs' row: "| now | 22.4 % | 53.8 % | ...".
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  const auto at = doc.find("\n| now | ", doc.find("### AWS p5 against a published run"));
+  REQUIRE(at != std::string::npos);
+  double doc_median = 0.0;
+  double doc_p90 = 0.0;
+  REQUIRE(std::sscanf(doc.c_str() + at, "\n| now | %lf %% | %lf %%", &doc_median, &doc_p90) == 2);
+  CHECK(median == Approx(doc_median).margin(0.05));
+  CHECK(p90 == Approx(doc_p90).margin(0.05));
+  // Before the EFA inputs were re-sourced (2026-12-07) the median was 164 %.
+  CHECK(median < 30.0);
+}
