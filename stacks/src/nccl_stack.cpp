@@ -237,8 +237,8 @@ constexpr double kIbTransportStepSeconds = 3.95e-6;
 
 /// The physical time NCCL's network transport adds to each step between nodes on `spec`'s NICs:
 /// kIbTransportStepSeconds where NCCL uses its own IB verbs transport (an InfiniBand or RoCE NIC
-/// kind, or NICs of no named kind) and no plugin reports a latency (`nccl.net_latency` 0); a
-/// plugin's reported latency is its own figure for the step (aws-ofi-nccl's 75 us on p4d).
+/// kind, or NICs of no named kind) and no plugin reports a latency (`nccl.net_latency` 0). A
+/// plugin's path is priced by its own figures instead (`plugin_step` below, or net_latency).
 core::Seconds transport_step(const core::TopologySpec* spec, const core::NcclSpec& nccl) {
   if (spec == nullptr || spec->kind != "system" || nccl.net_latency.value > 0.0) {
     return core::Seconds{0.0};

@@ -4,10 +4,19 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace collsim::testing {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 Output run_collsim(const std::string& args) {
   char err_template[] = "/tmp/collsim_cli_test_XXXXXX";

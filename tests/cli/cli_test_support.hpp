@@ -18,6 +18,9 @@ struct Output {
 /// exit code, stdout and stderr.
 Output run_collsim(const std::string& args);
 
+/// The whole file at `path` ("" where it cannot be read).
+std::string slurp(const std::string& path);
+
 /// Runs collsim with `args`, which must exit 0, and parses its stdout as JSON.
 nlohmann::json run_json(const std::string& args);
 

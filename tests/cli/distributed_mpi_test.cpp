@@ -22,15 +22,9 @@
 
 using collsim::testing::Output;
 using collsim::testing::run_collsim;
+using collsim::testing::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// `mpirun -np N collsim ARGS` from the source directory.
 Output mpi_collsim(int processes, const std::string& args) {

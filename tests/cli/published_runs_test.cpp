@@ -15,15 +15,9 @@
 #include <vector>
 
 using collsim::testing::run_json;
+using collsim::testing::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// (ranks, bytes) -> measured busbw (GB/s) from a table of rows "RANKS BW(32 MiB) BW(64 MiB) ..."
 /// doubling from 32 MiB, '#' lines skipped.

@@ -13,11 +13,7 @@
 namespace {
 
 using collsim::testing::run_collsim;
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
+using collsim::testing::slurp;
 
 } // namespace
 

@@ -19,6 +19,7 @@ namespace {
 
 using collsim::testing::run_collsim;
 using collsim::testing::run_json;
+using collsim::testing::slurp;
 
 const char* kA100Log = "tests/data/logs/a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt";
 
@@ -27,11 +28,6 @@ std::string fmt_median(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "median |err| %7.1f %%", v);
   return buf;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
 /// Writes `text` to a log file of this process under build/ named after `name`; its path.
