@@ -210,6 +210,131 @@ std::uint32_t Schedule::copy(Range from, Range into, std::initializer_list<std::
   return add(OpKind::copy, kNoArg, into, from, deps);
 }
 
+std::vector<std::uint32_t> Schedule::append_program(const Schedule& from, Rank r, Rank peer_shift,
+                                                    std::uint32_t entry) {
+  check_building("append_program");
+  if (next_rank_ == 0 || !from.finished_ || r >= from.participants()) {
+    throw InternalError("Schedule::append_program: needs a started participant and a finished "
+                        "schedule to copy from");
+  }
+  const bool collapsed = header_.collapse.active();
+  const OpId begin = from.rank_begin(r);
+  const std::size_t n = from.rank_end(r) - begin;
+  const auto shift = static_cast<std::uint32_t>(ops_.size() - rank_begin_.back());
+  if (ops_.size() + n > kMaxOps) {
+    throw UsageError("schedule too large: more than 2^30 operations");
+  }
+  if (ops_.size() + n > ops_.capacity()) {
+    const std::size_t want = std::max(ops_.size() + n, 2 * ops_.capacity());
+    if (lease_.metered()) {
+      charge_growth(want, 0);
+    }
+    ops_.reserve(want);
+    offset_.reserve(want);
+    if (collapsed) {
+      route_peers_.reserve(want);
+    }
+  }
+  // The per-operation arrays exist once either schedule has an operation off stream (tag) 0;
+  // they and the offsets are copied whole.
+  const OpId end = begin + static_cast<OpId>(n);
+  if (!from.streams_.empty() || !streams_.empty()) {
+    streams_.resize(ops_.size(), 0);
+    if (from.streams_.empty()) {
+      streams_.resize(ops_.size() + n, 0);
+    } else {
+      streams_.insert(streams_.end(), from.streams_.begin() + begin, from.streams_.begin() + end);
+      for (OpId id = begin; id < end; ++id) {
+        stream_count_ = std::max<std::uint32_t>(stream_count_, from.streams_[id] + 1U);
+      }
+    }
+  }
+  if (!from.tags_.empty() || !tags_.empty()) {
+    tags_.resize(ops_.size(), 0);
+    if (from.tags_.empty()) {
+      tags_.resize(ops_.size() + n, 0);
+    } else {
+      tags_.insert(tags_.end(), from.tags_.begin() + begin, from.tags_.begin() + end);
+    }
+  }
+  offset_.insert(offset_.end(), from.offset_.begin() + begin, from.offset_.begin() + end);
+  std::vector<std::uint8_t> waited(n, 0);
+  const auto wait_for = [&](std::uint32_t d) {
+    if (d >= n) {
+      throw InternalError(fmt::format("Schedule::append_program: dependency l{} of {}", d, n));
+    }
+    waited[d] = 1;
+  };
+  const PackedOp* src = from.ops_.data();
+  for (OpId id = begin; id < end; ++id) {
+    PackedOp o = src[id];
+    switch (static_cast<OpKind>(o.kind & 0x0f)) {
+    case OpKind::send:
+    case OpKind::recv:
+    case OpKind::recv_reduce:
+      if (collapsed) { // as add() takes a peer (the representative of its class, collapse.hpp)
+        const Rank peer = o.arg + peer_shift;
+        if (peer >= header_.collapse.ranks) {
+          throw InternalError(
+              fmt::format("a message to rank {} of {}", peer, header_.collapse.ranks));
+        }
+        route_peers_.push_back(peer);
+        o.arg = peer % header_.ranks;
+      } else {
+        o.arg += peer_shift;
+      }
+      break;
+    case OpKind::reduce:
+    case OpKind::copy:
+      local_sources_.push_back(from.local_sources_[o.arg]);
+      o.arg = static_cast<std::uint32_t>(local_sources_.size() - 1);
+      break;
+    case OpKind::calc:
+      calc_ns_.push_back(from.calc_ns_[o.arg]);
+      o.arg = static_cast<std::uint32_t>(calc_ns_.size() - 1);
+      break;
+    }
+    if (collapsed && route_peers_.size() == ops_.size()) {
+      route_peers_.push_back(0); // a local operation
+    }
+    if (o.length == kLongLength) {
+      long_lengths_.emplace_back(static_cast<OpId>(ops_.size()), from.long_length(id));
+    }
+    if (o.ndeps == 1) {
+      wait_for(o.dep);
+      o.dep += shift;
+    } else if (o.ndeps == 0) {
+      if (entry >= shift) {
+        throw InternalError(fmt::format("Schedule::append_program: entry l{} is not an operation "
+                                        "added before (the participant has {})",
+                                        entry, shift));
+      }
+      o.ndeps = 1;
+      o.dep = entry;
+    } else {
+      const std::uint32_t first = o.dep;
+      o.dep = static_cast<std::uint32_t>(extra_deps_.size());
+      for (std::uint32_t k = 0; k < o.ndeps; ++k) {
+        const std::uint32_t d = from.extra_deps_[first + k];
+        wait_for(d);
+        extra_deps_.push_back(d + shift);
+      }
+    }
+    dep_total_ += o.ndeps;
+    ops_.push_back(o);
+  }
+  if (lease_.metered()) {
+    lease_.hold(memory_bytes()); // the side arrays grew on demand
+  }
+  std::vector<std::uint32_t> sinks;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (waited[i] == 0) {
+      sinks.push_back(shift + i);
+    }
+  }
+  return sinks;
+}
+
 void Schedule::finish() {
   if (finished_) {
     return;

@@ -23,8 +23,8 @@
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
 // [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]
-// [proxy_overhead=S]` (seconds, bytes per second; NCCL's LL/LL128/Simple; the optional fields are
-// core::Protocol's, in its order).
+// [proxy_overhead=S] [agents_copy]` (seconds, bytes per second; NCCL's LL/LL128/Simple; the
+// optional fields are core::Protocol's, in its order).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/layout.hpp"
@@ -95,6 +95,7 @@ std::string print_schedule(const Schedule& s) {
     if (pr.proxy_overhead.value > 0.0) {
       fmt::format_to(it, " proxy_overhead={}", pr.proxy_overhead.value);
     }
+    fmt::format_to(it, "{}", pr.agents_copy ? " agents_copy" : "");
     fmt::format_to(it, "\n");
   }
   for (Rank r = 0; r < s.participants(); ++r) {
@@ -284,6 +285,10 @@ public:
         if (!(h.protocol.proxy_overhead.value > 0.0)) {
           fail("proxy_overhead must be positive");
         }
+      }
+      if (!at_line_end() && peek_char() == 'a') {
+        expect_literal("agents_copy");
+        h.protocol.agents_copy = true;
       }
       end_line();
     }

@@ -64,11 +64,11 @@ public:
     for (Rank r = 0; r < p_; ++r) {
       const core::Device& gpu = t_.devices()[t_.device_of(r)];
       h.agents.push_back(t_.devices()[gpu.host].name);
-      node_.push_back(gpu.node);
     }
+    h.protocol.agents_copy = true;
     core::Schedule out(h);
-    // Room for the algorithm's operations, a shared-memory copy per send, and the staging.
-    out.reserve(2 * s_.op_count() + 16 * static_cast<std::size_t>(p_), s_.dep_count());
+    // Room for the algorithm's operations and the staging.
+    out.reserve(s_.op_count() + 16 * static_cast<std::size_t>(p_), s_.dep_count());
     for (Rank r = 0; r < p_; ++r) {
       rank_program(out, r);
     }
@@ -123,47 +123,13 @@ private:
       staged =
           out.calc(host_copy(result.length, copy, true), std::vector<std::uint32_t>{staged, rbuf});
     }
-    // The algorithm on the host copies. Its reductions and local copies run at the socket's
-    // rates (the agent's endpoint). A message to an agent of the same node moves through shared
-    // memory: one core copies it (UCX's CMA single copy), booked before the send so that it
-    // delays the message and the sender's later operations but never holds back an operation
-    // that does not wait for it.
-    const core::OpId base = s_.rank_begin(r);
-    const core::OpId end = s_.rank_end(r);
-    std::vector<std::uint32_t> done(end - base); // the new index of each operation
-    std::vector<bool> depended(end - base, false);
-    std::vector<std::uint32_t> deps;
-    for (core::OpId id = base; id < end; ++id) {
-      deps.clear();
-      for (const std::uint32_t d : s_.deps(id)) {
-        deps.push_back(done[d]);
-        depended[d] = true;
-      }
-      if (deps.empty()) {
-        deps.push_back(staged); // the host copies are in place before the algorithm reads them
-      }
-      out.set_stream(s_.stream(id));
-      const OpKind k = s_.kind(id);
-      if (k == OpKind::calc) {
-        done[id - base] = out.calc(s_.calc_time(id), deps);
-        continue;
-      }
-      const bool message = k == OpKind::send || k == OpKind::recv || k == OpKind::recv_reduce;
-      const Rank peer = message ? p_ + s_.peer(id) : 0;
-      if (k == OpKind::send && node_[s_.peer(id)] == node_[r] && copy > 0.0) {
-        const double m = static_cast<double>(s_.length(id));
-        const std::uint32_t moved = out.calc(core::Seconds{m / copy}, deps);
-        deps.assign(1, moved);
-      }
-      done[id - base] = out.add(k, peer, s_.target(id), s_.source(id), deps);
-    }
-    out.set_stream(0);
-    deps.assign(1, staged);
-    for (core::OpId id = base; id < end; ++id) {
-      if (!depended[id - base]) {
-        deps.push_back(done[id - base]);
-      }
-    }
+    // The algorithm on the host copies, its operations as they are. Its reductions and local
+    // copies run at the socket's rates (the agent's endpoint). A message to an agent of the same
+    // node moves through shared memory: one core copies it (UCX's CMA single copy), which the
+    // engines charge before the send (Protocol::agents_copy), so that it delays the message and
+    // the agent's later operations but never holds back an operation that does not wait for it.
+    std::vector<std::uint32_t> deps = out.append_program(s_, r, p_, staged);
+    deps.insert(deps.begin(), staged);
     if (result.length > 0) {
       const std::uint32_t back = out.calc(host_copy(result.length, copy, false), deps);
       out.send(rank, result, {back});
@@ -176,7 +142,6 @@ private:
   Rank p_;
   std::uint64_t in_bytes_ = 0;
   std::uint64_t scratch_ = 0;
-  std::vector<std::uint32_t> node_; // per rank: its node
 };
 
 } // namespace

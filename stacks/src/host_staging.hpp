@@ -10,8 +10,10 @@
 // sends its buffers to its agent over the GPU's PCIe route (the DMA), the agents run the
 // algorithm among themselves, and each agent sends the result back. The agents reduce and copy
 // at the socket's rates (one core's: topologies' system builder sets them on the socket's
-// endpoint); what else the host does (the pageable copies, page faults, shared-memory copies)
-// is booked as calc operations.
+// endpoint); what else the host does (the pageable copies, page faults) is booked as calc
+// operations, and the engines charge an agent's shared-memory copy of each message to another
+// agent of its node before the message leaves (core::Protocol::agents_copy): the agents' programs
+// are the algorithm's, copied whole (core::Schedule::append_program), not rebuilt.
 
 #include "collsim/core/schedule.hpp"
 #include "collsim/core/topology.hpp"

@@ -192,4 +192,13 @@ TEST_CASE("the text form carries every optional protocol field and rejects a bad
   CHECK(core::parse_schedule(core::print_schedule(proxied)) == proxied);
   CHECK_THROWS_WITH(core::parse_schedule(head + " proxy_overhead=0\nrank 0 {\n}\n", "x"),
                     "x:7:94: error: proxy_overhead must be positive");
+  // Host agents copying their messages inside a node (host staging), the last field.
+  const core::Schedule copying =
+      core::parse_schedule(head + " proxy_overhead=6e-06 agents_copy\nrank 0 {\n}\n", "x");
+  CHECK(copying.header().protocol.agents_copy);
+  CHECK(core::print_schedule(copying).find(" proxy_overhead=6e-06 agents_copy\n") !=
+        std::string::npos);
+  CHECK(core::parse_schedule(core::print_schedule(copying)) == copying);
+  CHECK_THROWS_WITH(core::parse_schedule(head + " agents_cop\nrank 0 {\n}\n", "x"),
+                    "x:7:78: error: expected 'agents_copy'");
 }

@@ -224,9 +224,12 @@ private:
       }
       ls.blocked_on = core::kNoMatch;
       ++ls.next;
-      ls.last_issue = ready;
       const OpKind k = s_.kind(id);
       const std::uint64_t m = s_.length(id);
+      if (k == OpKind::send && agent_copies(r, s_.peer(id))) {
+        ready += rate_time(m, ep.copy_bandwidth); // its core copies it into shared memory first
+      }
+      ls.last_issue = ready;
       switch (k) {
       case OpKind::send:
         if (multi_lane(r)) {
@@ -367,6 +370,12 @@ private:
   /// hardware: a link carries what is there).
   [[nodiscard]] bool multi_lane(Rank r) const {
     return !ranks_[r].agent && lanes_.first_lane(r + 1) - lanes_.first_lane(r) > 1;
+  }
+
+  /// Whether host agent a copies its message to b before it leaves (Protocol::agents_copy): b is an
+  /// agent of a's node.
+  [[nodiscard]] bool agent_copies(Rank a, Rank b) const {
+    return protocol_.agents_copy && ranks_[a].agent && ranks_[b].agent && routes_.same_node(a, b);
   }
 
   /// Whether the receiver, not the sender, moves the data of a message from a to b: inside a node

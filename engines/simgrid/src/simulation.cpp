@@ -51,6 +51,9 @@ public:
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       lane_[l].next = lanes_.begin(l);
     }
+    if (proto_.protocol().agents_copy && !s.header().agents.empty()) {
+      copied_.assign(s.op_count(), kNotCopied);
+    }
     for (Rank r = 0; r < s.participants(); ++r) {
       if (r < s.ranks()) {
         ranks_[r].endpoint = &t.endpoint(r);
@@ -260,6 +263,10 @@ private:
     }
     case Ev::arrive: arrive(ev.subject); break;
     case Ev::proxy: post_proxied(); break;
+    case Ev::copied:
+      copied_[ev.subject] = kCopyDone;
+      enqueue(s_.rank_of(ev.subject));
+      break;
     }
     drain();
   }
@@ -349,6 +356,19 @@ private:
         // (complete() wakes this rank when it has).
         ls.blocked_on = credit_[id];
         return;
+      }
+      if (!copied_.empty() && copied_[id] != kCopyDone && s_.kind(id) == OpKind::send &&
+          agent_copies(r, s_.peer(id))) {
+        // Its core copies it into shared memory first (Protocol::agents_copy): the lane waits.
+        const double t = rate_time(s_.length(id), ranks_[r].endpoint->copy_bandwidth);
+        if (copied_[id] == kCopying || t > kEpsilon) {
+          ls.blocked_on = id;
+          if (copied_[id] == kNotCopied) {
+            copied_[id] = kCopying;
+            start_exec(r, t, Ev::copied, id);
+          }
+          return;
+        }
       }
       ls.blocked_on = core::kNoMatch;
       ++ls.next;
@@ -523,6 +543,12 @@ private:
     }
   }
 
+  /// Whether host agent a copies its message to b before it leaves (Protocol::agents_copy): b is an
+  /// agent of a's node.
+  [[nodiscard]] bool agent_copies(Rank a, Rank b) const {
+    return ranks_[a].agent && ranks_[b].agent && proto_.same_node(a, b);
+  }
+
   /// A receive whose message is in and which has been issued: o, then the reduction if any.
   void finish_receive(OpId id) {
     const Rank r = s_.rank_of(id);
@@ -557,6 +583,11 @@ private:
   std::vector<OpId> credit_;            // per send with fifo_slots: the receive it waits for
   std::vector<std::uint8_t> is_credit_; // per receive: some send waits for it
   std::vector<RankState> ranks_;
+  // Per send, where host agents copy their messages (Protocol::agents_copy); empty otherwise.
+  static constexpr std::uint8_t kNotCopied = 0;
+  static constexpr std::uint8_t kCopying = 1;
+  static constexpr std::uint8_t kCopyDone = 2;
+  std::vector<std::uint8_t> copied_;
   core::Lanes lanes_;
   std::vector<LaneState> lane_;
   std::vector<Event> events_;

@@ -47,12 +47,13 @@ enum class Ev : std::uint8_t {
   local,
   launch,
   arrive,
-  proxy
+  proxy,
+  copied
 };
 
 struct Event {
   sg4::ActivityPtr activity;
-  std::uint32_t subject = 0; // the operation (comm, recv_wait, send_done, local), the group
+  std::uint32_t subject = 0; // the operation (comm, recv_wait, send_done, local, copied), the group
                              // (send_delay) or nothing (launch)
   Ev kind = Ev::comm;
 };

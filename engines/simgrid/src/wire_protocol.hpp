@@ -79,11 +79,12 @@ public:
                : 0.0;
   }
 
-private:
+  /// Whether participants a and b sit in one node (switches are nodes of their own).
   [[nodiscard]] bool same_node(core::Rank a, core::Rank b) const {
     return node_key_[a] == node_key_[b];
   }
 
+private:
   core::Protocol protocol_;
   std::vector<std::uint64_t> node_key_;
   bool plain_ = true; // no protocol: MPI's plain messages

@@ -129,6 +129,12 @@ struct Protocol {
   /// no earlier than its sender's proxy is free, and holds the proxy this long, so that a rank's
   /// network messages are posted one after another. 0: none.
   Seconds proxy_overhead{0.0};
+  /// Host agents copy their messages inside a node (stacks/host_staging.hpp: an MPI library's
+  /// host processes running an algorithm on staged GPU buffers move a message to another process
+  /// of the node through shared memory, one copy by the sender's core: UCX's CMA). An agent's send
+  /// to another agent of its node leaves length / (its endpoint's copy rate) after it is ready,
+  /// and the agent's later operations issue no earlier. false: such a message costs its route.
+  bool agents_copy = false;
   bool operator==(const Protocol&) const = default;
 };
 
@@ -238,6 +244,17 @@ public:
   /// General form used by the parser and by generators that compute dependency lists.
   std::uint32_t add(OpKind kind, Rank peer, Range target, Range source,
                     std::span<const std::uint32_t> deps);
+  /// Appends participant `r`'s program of the finished schedule `from` to the current
+  /// participant, operation by operation (kinds, ranges, streams, tags and calc times as they
+  /// are): a message's peer moves by `peer_shift`, a local dependency by the number of operations
+  /// the current participant had before, and an operation without dependencies waits for local
+  /// operation `entry` (one added before). What a stack does when it runs an algorithm's programs
+  /// on other participants (stacks/host_staging.hpp: host processes): several times cheaper per
+  /// operation than add(). Returns the new local indices of the appended operations that no
+  /// other appended operation waits for. Into a collapsed schedule a message's peer (`from`'s
+  /// peer + `peer_shift`) is taken as add() takes it.
+  std::vector<std::uint32_t> append_program(const Schedule& from, Rank r, Rank peer_shift,
+                                            std::uint32_t entry);
   /// Ends building: starts any ranks not yet started (with empty programs).
   void finish();
   /// Reserves space for `ops` operations and `deps` dependencies.
