@@ -253,7 +253,7 @@ NcclCost model_entry(CollectiveKind c, Algo a, Proto p, const NcclModelInputs& i
     } else {
       double overhead = 0.0;
       if (nodes > 1 && latency_2_18(r)) {
-        overhead = net_overhead_us(in.cpu) * (p == Proto::simple ? 3 : 1);
+        overhead = net_overhead_us(in.cpu, in.env.net_overhead_us) * (p == Proto::simple ? 3 : 1);
       }
       intra_lat = std::max(intra_lat, overhead);
       std::uint32_t inter_steps = 0;

@@ -18,7 +18,7 @@ namespace {
 using algorithms::nccl::Algo;
 using algorithms::nccl::Proto;
 
-constexpr std::array<std::string_view, 15> kRead{"NCCL_ALGO",
+constexpr std::array<std::string_view, 16> kRead{"NCCL_ALGO",
                                                  "NCCL_PROTO",
                                                  "NCCL_MIN_NCHANNELS",
                                                  "NCCL_MAX_NCHANNELS",
@@ -32,7 +32,8 @@ constexpr std::array<std::string_view, 15> kRead{"NCCL_ALGO",
                                                  "NCCL_P2P_NET_CHUNKSIZE",
                                                  "NCCL_P2P_NVL_CHUNKSIZE",
                                                  "NCCL_P2P_PCI_CHUNKSIZE",
-                                                 "NCCL_NCHANNELS_PER_NET_PEER"};
+                                                 "NCCL_NCHANNELS_PER_NET_PEER",
+                                                 "NCCL_NET_OVERHEAD"};
 
 std::string lower(std::string_view s) {
   return detail::lower_no_spaces(s);
@@ -119,6 +120,19 @@ std::uint64_t parse_buffer(const core::NcclSpec& spec, const std::string& var,
   return n;
 }
 
+/// NCCL_NET_OVERHEAD: the network post overhead in nanoseconds, a decimal integer as NCCL reads
+/// its parameters (tuning.cc getNetOverhead divides it by 1000); at most 1 ms.
+double parse_overhead_us(const core::NcclSpec& spec, const std::string& var,
+                         const std::string& value) {
+  std::uint64_t ns = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), ns);
+  if (ec != std::errc{} || end != value.data() + value.size() || ns > 1000000) {
+    fail(spec, var,
+         fmt::format("expected a post overhead in nanoseconds from 0 to 1000000, got '{}'", value));
+  }
+  return static_cast<double>(ns) * 1e-3;
+}
+
 bool parse_flag(const core::NcclSpec& spec, const std::string& var, const std::string& value) {
   if (value == "0" || value == "1") {
     return value == "1";
@@ -166,6 +180,8 @@ NcclEnv parse_nccl_env(const core::NcclSpec& spec) {
       env.p2p_pci_chunk = parse_chunk(spec, name, value);
     } else if (name == "NCCL_NCHANNELS_PER_NET_PEER") {
       env.net_peer_channels = parse_count(spec, name, value);
+    } else if (name == "NCCL_NET_OVERHEAD") {
+      env.net_overhead_us = parse_overhead_us(spec, name, value);
     }
   }
   if (env.min_channels > 0 && env.max_channels > 0 && env.min_channels > env.max_channels) {

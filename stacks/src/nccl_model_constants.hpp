@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace collsim::stacks::nccl_detail {
@@ -55,6 +56,10 @@ inline constexpr double kPciScale = 12.0 / 15.75;
 // NCCL_NET_OVERHEAD default (us): Intel x86 1.0, AMD x86 2.0, otherwise 1.0.
 inline constexpr double net_overhead_us(NcclCpu cpu) {
   return cpu == NcclCpu::amd ? 2.0 : 1.0;
+}
+// ... unless NCCL_NET_OVERHEAD sets it (tuning.cc getNetOverhead reads the parameter first).
+inline double net_overhead_us(NcclCpu cpu, const std::optional<double>& env_us) {
+  return env_us ? *env_us : net_overhead_us(cpu);
 }
 
 // ---- search.cc speed arrays (GB/s per channel) -------------------------------------------------

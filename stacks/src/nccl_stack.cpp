@@ -215,11 +215,12 @@ std::uint32_t connections_per_peer(Algo a, const NcclModelInputs& in) {
 /// slice of sliceSteps steps (src/transport/net.cc sendProxyProgress and recvProxyProgress advance
 /// `posted` by args->sliceSteps; a received Simple slice over GPUDirect is also flushed), and its
 /// own model charges each the post overhead NCCL_NET_OVERHEAD (tuning.cc getNetOverhead: 1 us on
-/// Intel hosts, 2 us on AMD), three times with Simple ("Inter-node rings still have to launch
-/// nsteps * net overhead"). A Simple message here is one slice; an LL or LL128 slice (one step)
-/// is kCutThroughPieces messages.
-core::Seconds proxy_overhead(Proto p, const NcclModelInputs& in) {
-  const double per_slice = nccl_detail::net_overhead_us(in.cpu) * (p == Proto::simple ? 3.0 : 1.0);
+/// Intel hosts, 2 us on AMD, unless the variable sets it), three times with Simple ("Inter-node
+/// rings still have to launch nsteps * net overhead"). A Simple message here is one slice; an LL or
+/// LL128 slice (one step) is kCutThroughPieces messages.
+core::Seconds proxy_overhead(Proto p, const NcclModelInputs& in, const NcclEnv& env) {
+  const double per_slice =
+      nccl_detail::net_overhead_us(in.cpu, env.net_overhead_us) * (p == Proto::simple ? 3.0 : 1.0);
   const double share = p == Proto::simple ? 1.0 : 1.0 / static_cast<double>(kCutThroughPieces);
   return core::Seconds{per_slice * share * 1e-6};
 }
@@ -333,7 +334,7 @@ public:
         p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto) *
                        connections_per_peer(*algo, in);
         if (in.nodes > 1 && !ctx.topology.is_full_mesh()) { // a textbook platform has none
-          p.proxy_overhead = proxy_overhead(*proto, in);
+          p.proxy_overhead = proxy_overhead(*proto, in, parse_nccl_env(ctx.nccl));
         }
       }
     }

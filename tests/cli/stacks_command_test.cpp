@@ -175,6 +175,9 @@ TEST_CASE("a bad NCCL variable is one error at its place, exit 2", "[cli][stacks
   CHECK(run_error("env_net_peer", "    NCCL_NCHANNELS_PER_NET_PEER: 0\n") ==
         "5:34: error: nccl.env.NCCL_NCHANNELS_PER_NET_PEER: expected a channel count from 1 to "
         "64, got '0'\n");
+  CHECK(run_error("env_net_overhead", "    NCCL_NET_OVERHEAD: 2us\n") ==
+        "5:24: error: nccl.env.NCCL_NET_OVERHEAD: expected a post overhead in nanoseconds from 0 "
+        "to 1000000, got '2us'\n");
   CHECK(run_error("env_p2p_chunk", "    NCCL_P2P_NET_CHUNKSIZE: 64M\n") ==
         "5:29: error: nccl.env.NCCL_P2P_NET_CHUNKSIZE: expected a chunk size in bytes from 4096 "
         "to 16777216, got '64M'\n");

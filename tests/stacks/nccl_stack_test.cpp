@@ -287,7 +287,8 @@ TEST_CASE(
   const auto registry = algorithms::make_default_registry();
   const auto stacks = stacks::default_stacks();
   const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
-  const auto proxy = [&](std::uint32_t nodes, const char* cpu, const char* protocol) {
+  const auto proxy = [&](std::uint32_t nodes, const char* cpu, const char* protocol,
+                         const char* net_overhead_ns = nullptr) {
     core::TopologySpec spec;
     spec.kind = "system";
     spec.system.nodes = nodes;
@@ -301,11 +302,19 @@ TEST_CASE(
     req.bytes = core::Bytes{1 << 20};
     req.topology = &topo;
     req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "2"}});
+    core::NcclSpec nccl;
+    if (net_overhead_ns != nullptr) {
+      nccl.env["NCCL_NET_OVERHEAD"] = net_overhead_ns;
+    }
     const core::Schedule s =
-        stacks::lower(stacks, registry.generate(algo, req), {topo, {}, algo, &spec});
+        stacks::lower(stacks, registry.generate(algo, req), {topo, nccl, algo, &spec});
     return s.header().protocol.proxy_overhead.value;
   };
   CHECK(proxy(2, "infinity_fabric", "simple") == Approx(2e-6 * 3));
+  // NCCL_NET_OVERHEAD (ns) replaces the CPU's post overhead, as in tuning.cc getNetOverhead.
+  CHECK(proxy(2, "infinity_fabric", "simple", "500") == Approx(0.5e-6 * 3));
+  CHECK(proxy(2, "upi", "ll128", "1500") == Approx(1.5e-6 / stacks::kCutThroughPieces));
+  CHECK(proxy(2, "upi", "simple", "0") == 0.0);
   CHECK(proxy(2, "upi", "simple") == Approx(1e-6 * 3));
   CHECK(proxy(2, "infinity_fabric", "ll128") == Approx(2e-6 / stacks::kCutThroughPieces));
   CHECK(proxy(1, "infinity_fabric", "simple") == 0.0);

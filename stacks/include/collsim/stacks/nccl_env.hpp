@@ -48,6 +48,9 @@ struct NcclEnv {
   std::optional<std::uint64_t> p2p_nvl_chunk; ///< NCCL_P2P_NVL_CHUNKSIZE, bytes
   std::optional<std::uint64_t> p2p_pci_chunk; ///< NCCL_P2P_PCI_CHUNKSIZE, bytes
   std::uint32_t net_peer_channels = 0;        ///< NCCL_NCHANNELS_PER_NET_PEER (0: unset)
+  /// NCCL_NET_OVERHEAD (given in ns), in us: the network post overhead of NCCL's model and of the
+  /// NCCL stack's network proxy, in place of the CPU's default (1 us Intel, 2 us AMD).
+  std::optional<double> net_overhead_us;
   bool operator==(const NcclEnv&) const = default;
   [[nodiscard]] bool allows(algorithms::nccl::Algo a) const {
     return algo_allowed[static_cast<std::size_t>(a)];
