@@ -265,9 +265,13 @@ std::vector<std::uint32_t> Schedule::append_program(const Schedule& from, Rank r
     }
     waited[d] = 1;
   };
-  const PackedOp* src = from.ops_.data();
-  for (OpId id = begin; id < end; ++id) {
-    PackedOp o = src[id];
+  // The operations copied whole, then set right in place: most need a peer or a dependency
+  // shifted and nothing else.
+  const std::size_t first_new = ops_.size();
+  ops_.insert(ops_.end(), from.ops_.begin() + begin, from.ops_.begin() + end);
+  PackedOp* dst = ops_.data() + first_new;
+  for (std::size_t i = 0; i < n; ++i) {
+    PackedOp& o = dst[i];
     switch (static_cast<OpKind>(o.kind & 0x0f)) {
     case OpKind::send:
     case OpKind::recv:
@@ -294,11 +298,12 @@ std::vector<std::uint32_t> Schedule::append_program(const Schedule& from, Rank r
       o.arg = static_cast<std::uint32_t>(calc_ns_.size() - 1);
       break;
     }
-    if (collapsed && route_peers_.size() == ops_.size()) {
+    if (collapsed && route_peers_.size() == first_new + i) {
       route_peers_.push_back(0); // a local operation
     }
     if (o.length == kLongLength) {
-      long_lengths_.emplace_back(static_cast<OpId>(ops_.size()), from.long_length(id));
+      const auto id = static_cast<OpId>(begin + i);
+      long_lengths_.emplace_back(static_cast<OpId>(first_new + i), from.long_length(id));
     }
     if (o.ndeps == 1) {
       wait_for(o.dep);
@@ -321,7 +326,6 @@ std::vector<std::uint32_t> Schedule::append_program(const Schedule& from, Rank r
       }
     }
     dep_total_ += o.ndeps;
-    ops_.push_back(o);
   }
   if (lease_.metered()) {
     lease_.hold(memory_bytes()); // the side arrays grew on demand
