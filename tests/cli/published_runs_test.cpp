@@ -1,5 +1,6 @@
 // Presets against published runs that are not shared validation logs (docs/validation.md, "AWS p5
-// against a published run"): the numbers the docs give are what collsim computes now.
+// against a published run", and its NVLS-tree chunk check): the numbers the docs give are what
+// collsim computes now.
 
 #include "cli_test_support.hpp"
 
@@ -7,6 +8,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -76,4 +79,37 @@ TEST_CASE("docs/validation.md's aws-p5 row against the published p5 run is what 
   CHECK(p90 == Approx(doc_p90).margin(0.05));
   // Before the EFA inputs were re-sourced (2026-12-07) the median was 164 %.
   CHECK(median < 30.0);
+}
+
+TEST_CASE("docs/validation.md's NVLS-tree chunk check on 8 p5 instances is what sim computes",
+          "[cli][validate][published]") {
+  // NVIDIA/nccl PR 1112: 8 x p5, NCCL 2.19.3, all_reduce_perf 4 GiB on NVLS-tree, 81146 us with
+  // 64 KiB chunks, 30222 us with 512 KiB. The docs give collsim's time for each and for 64 KiB
+  // with NCCL_NET_OVERHEAD 1000; this recomputes them.
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  const auto section = doc.find("NVLS-tree's chunk on 8 p5 instances");
+  REQUIRE(section != std::string::npos);
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto time_us = [&](const char* chunk, const char* overhead) {
+    const auto path = dir / fmt::format("collsim_pr1112_{}_{}.yaml", chunk, overhead);
+    std::ofstream(path) << "base: aws-p5\nnccl:\n  version: 2.20.3\n  env:\n"
+                           "    NCCL_ALGO: NVLSTree\n    NCCL_BUFFSIZE: 4194304\n"
+                           "    NCCL_P2P_NET_CHUNKSIZE: 524288\n"
+                        << "    NCCL_NVLSTREE_MAX_CHUNKSIZE: " << chunk << "\n"
+                        << (overhead[0] != '-'
+                                ? fmt::format("    NCCL_NET_OVERHEAD: {}\n", overhead)
+                                : std::string());
+    const auto j = run_json("sim --scenario " + path.string() +
+                            " --algorithm auto --ranks 64 --sizes 4GiB --format json");
+    std::filesystem::remove(path);
+    return j.at("results").at(0).at("time_us").get<double>();
+  };
+  const auto in_doc = [&](double us, double measured) {
+    const std::string text = fmt::format("{:.0f} us ({:+.0f} %)", us, 100.0 * (us / measured - 1));
+    INFO(text);
+    return doc.find(text, section) != std::string::npos;
+  };
+  CHECK(in_doc(time_us("65536", "-"), 81146));
+  CHECK(in_doc(time_us("524288", "-"), 30222));
+  CHECK(in_doc(time_us("65536", "1000"), 81146));
 }
