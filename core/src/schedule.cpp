@@ -238,23 +238,23 @@ std::vector<std::uint32_t> Schedule::append_program(const Schedule& from, Rank r
   // The per-operation arrays exist once either schedule has an operation off stream (tag) 0;
   // they and the offsets are copied whole.
   const OpId end = begin + static_cast<OpId>(n);
-  if (!from.streams_.empty() || !streams_.empty()) {
-    streams_.resize(ops_.size(), 0);
-    if (from.streams_.empty()) {
-      streams_.resize(ops_.size() + n, 0);
-    } else {
-      streams_.insert(streams_.end(), from.streams_.begin() + begin, from.streams_.begin() + end);
-      for (OpId id = begin; id < end; ++id) {
-        stream_count_ = std::max<std::uint32_t>(stream_count_, from.streams_[id] + 1U);
-      }
+  const auto copy_bytes = [&](BigVector<std::uint8_t>& mine,
+                              const BigVector<std::uint8_t>& theirs) {
+    if (theirs.empty() && mine.empty()) {
+      return;
     }
-  }
-  if (!from.tags_.empty() || !tags_.empty()) {
-    tags_.resize(ops_.size(), 0);
-    if (from.tags_.empty()) {
-      tags_.resize(ops_.size() + n, 0);
+    mine.resize(ops_.size(), 0);
+    if (theirs.empty()) {
+      mine.resize(ops_.size() + n, 0);
     } else {
-      tags_.insert(tags_.end(), from.tags_.begin() + begin, from.tags_.begin() + end);
+      mine.insert(mine.end(), theirs.begin() + begin, theirs.begin() + end);
+    }
+  };
+  copy_bytes(streams_, from.streams_);
+  copy_bytes(tags_, from.tags_);
+  if (!from.streams_.empty()) {
+    for (OpId id = begin; id < end; ++id) {
+      stream_count_ = std::max<std::uint32_t>(stream_count_, from.streams_[id] + 1U);
     }
   }
   offset_.insert(offset_.end(), from.offset_.begin() + begin, from.offset_.begin() + end);
