@@ -298,6 +298,7 @@ public:
     // GPU's NVLink and NIC traffic overlap instead of taking turns at one LogGP port.
     p.port_per_link = true;
     schedule.set_protocol(p);
+    const NcclEnv env = parse_nccl_env(ctx.nccl); // the proxy's post overhead, the Simple step
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
@@ -334,7 +335,7 @@ public:
         p.fifo_slots = fifo_slots(schedule.header().collective, *algo, *proto) *
                        connections_per_peer(*algo, in);
         if (in.nodes > 1 && !ctx.topology.is_full_mesh()) { // a textbook platform has none
-          p.proxy_overhead = proxy_overhead(*proto, in, parse_nccl_env(ctx.nccl));
+          p.proxy_overhead = proxy_overhead(*proto, in, env);
         }
       }
     }
@@ -345,9 +346,8 @@ public:
     const core::CollectiveKind c = schedule.header().collective;
     // NCCL_BUFFSIZE sets the Simple step, and so the smallest slice (a `buffsize` pinned with
     // --param alone sizes the chunks, not this floor).
-    const std::uint64_t buffer =
-        parse_nccl_env(ctx.nccl).buffer[static_cast<std::size_t>(Proto::simple)].value_or(
-            algorithms::nccl::kDefaultSimpleBuffer);
+    const std::uint64_t buffer = env.buffer[static_cast<std::size_t>(Proto::simple)].value_or(
+        algorithms::nccl::kDefaultSimpleBuffer);
     return split_messages(schedule, [c, a = *algo, pr = *proto, buffer](std::uint64_t length) {
       return nccl_pieces(c, a, pr, length, buffer);
     });
