@@ -114,6 +114,7 @@ analysis::ValidationResult validate_placed(const core::Scenario& scenario,
     std::move(r.skipped.begin(), r.skipped.end(), std::back_inserter(out.skipped));
   }
   out.summary = analysis::summarize(out.rows);
+  out.library = analysis::summarize_library(out.rows);
   return out;
 }
 

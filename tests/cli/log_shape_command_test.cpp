@@ -144,6 +144,18 @@ TEST_CASE("validate --nodes places ranks / nodes ranks on each node of the scena
   // bound; large ones are bound by the NICs either way).
   CHECK(four.front() > two.front());
 
+  // NCCL's own estimate is summarised with --nodes as without it (the summary was missing with
+  // --nodes until 2026-12-07; the rows had it).
+  const auto library = [&](const std::string& extra) {
+    const auto o = run_collsim("validate --scenario dgx-a100" + rest + extra);
+    REQUIRE(o.code == 0);
+    const auto summary = nlohmann::json::parse(o.out).at("summary");
+    REQUIRE(summary.contains("library_estimate"));
+    return summary.at("library_estimate");
+  };
+  CHECK(library(" --nodes 2").at("points") == 25);
+  CHECK(library(" --nodes 2") == library(""));
+
   const auto full = run_collsim("validate --scenario dgx-a100" + rest + " --nodes 1");
   CHECK(full.code == 2);
   CHECK(full.out.empty());
