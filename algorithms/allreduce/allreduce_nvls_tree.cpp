@@ -13,9 +13,10 @@
 // (detail::node_reducing_switch), participant p + v for node v.
 //
 // Schedule. Channel c owns slice c of the buffer (block_range(n, channels, c)) and uses tree
-// c mod 2; slices are cut into chunks; chunk x of the interleaved sequence of all channels' chunks
-// has, in node v with m ranks, the head members[v][x mod m] (heads rotate over the node's GPUs as
-// NCCL's shards do). For chunk x:
+// c mod 2; slices are cut into chunks; chunk k of channel c has, in node v with m ranks, the head
+// members[v][(k + c) mod m] (each channel's chunks rotate over the node's GPUs as NCCL's shards
+// do, every GPU a head for 1/m of them). For chunk x of the interleaved sequence of all channels'
+// chunks:
 //   every GPU:   send the chunk to its switch;
 //   switch:      recv it from the first GPU, recv_reduce it from the others, send the node's sum to
 //                the head;
@@ -84,9 +85,22 @@ void emit(const Plan& pl, nccl::Sink& sink) {
   const detail::NodeLayout& lay = pl.layout;
   const std::uint32_t nodes = lay.nodes();
   const std::size_t items = pl.items.size();
+  // NCCL hands each loop of a channel to all of a node's heads at once (RunWorkColl
+  // NCCL_ALGO_NVLS_TREE: loopCount = nHeads x chunkCount, head h's chunk at headRank x
+  // chunkCount; prims.scatter sends one to each), so every GPU is a head for 1/m of each
+  // channel's chunks: chunk k of channel c goes to head (k + c) mod m, the channels starting on
+  // different heads as NCCL's scatter keeps all heads busy at once.
+  std::vector<std::uint32_t> nth(items);
+  {
+    std::vector<std::uint32_t> seen(pl.channels, 0);
+    for (std::size_t x = 0; x < items; ++x) {
+      const std::uint32_t c = pl.items[x].channel;
+      nth[x] = seen[c]++ + c;
+    }
+  }
   const auto head = [&](std::size_t x, std::uint32_t v) {
     const auto& m = lay.members[v];
-    return m[x % m.size()];
+    return m[nth[x] % m.size()];
   };
   // Levels (nccl::tree_steps), with H the deepest node and d node v's depth in the chunk's tree:
   // every GPU sends to the switch at H - d, the switch reduces at H - d + 1, the head reduces its
@@ -230,8 +244,8 @@ core::Schedule generate(const Request& req) {
 }
 
 /// One chunk of every channel (interleaved_chunks), repeated until each node's heads, which
-/// rotate over its GPUs chunk by chunk (emit), are back where they started: a message L bytes
-/// shorter then runs the same last chunks on the same heads.
+/// rotate over its GPUs chunk by chunk within each channel (emit), are back where they started: a
+/// message L bytes shorter then runs the same last chunks on the same heads.
 std::uint64_t loop_bytes(const Request& req) {
   if (req.ranks < 2) {
     return 0;
@@ -244,7 +258,7 @@ std::uint64_t loop_bytes(const Request& req) {
   std::uint64_t rounds = 1; // loops until every node's head rotation repeats
   for (const auto& members : layout.members) {
     const std::uint64_t m = members.size();
-    rounds = std::lcm(rounds, m / std::gcd<std::uint64_t>(m, channels));
+    rounds = std::lcm(rounds, m);
   }
   return std::uint64_t{channels} * chunk * rounds;
 }

@@ -322,16 +322,21 @@ steady_state_run(const algorithms::AlgorithmInfo& algo, const algorithms::Reques
   // earlier first run), then with ten.
   constexpr std::array<std::uint64_t, 3> kWarmups{1, 4, 10};
   std::uint64_t run_loops = 0;
+  std::uint64_t spent = 0; // loops run by the attempts before
   std::optional<Period> periodic;
   core::RunResult out;
   for (std::size_t attempt = 0; attempt < kWarmups.size() && !periodic; ++attempt) {
+    spent += run_loops;
     run_loops = (kWarmups[attempt] + 2) * span + 2 * kRunAlign;
     if (run_loops > loops) {
       return std::nullopt;
     }
     run_loops += (loops - run_loops) % kRunAlign;
-    if (2 * run_loops > loops) {
-      return std::nullopt; // saves less than half the run
+    if (2 * (spent + run_loops) > loops) {
+      // The attempts together would save less than half the run. (A run that never settles,
+      // NVLS-tree at NCCL's 16 channels on two nodes since 2026-12-07, cost three attempts of
+      // 128, 160 and 256 of its 512 loops at 8 GiB before running in full.)
+      return std::nullopt;
     }
     const core::Schedule s = lower(with_loops(run_loops));
     core::RunOptions timed;

@@ -83,6 +83,31 @@ double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t 
   return 0.0;
 }
 
+/// NVLS-tree's thread-block bound, as a rate of the bytes a stream sends (0: none). tuning.cc
+/// (2.28.3 on; ncclTunerConstantsDefaults perChMaxNVLSTreeBws) caps NVLSTree's bus bandwidth at
+/// graph->nChannels x perChMaxNVLSTreeBw (Hopper 57.7 GB/s a search channel on two nodes, 45.5
+/// from four; Blackwell 96 and 80), below its NVLink and network terms on two nodes: the NVLS-tree
+/// kernel splits each block's warps into groups (src/device/all_reduce.h, RunWorkColl
+/// NCCL_ALGO_NVLS_TREE: scatter to the switch, gather from it, the tree's reduce-and-send-up,
+/// receive-and-broadcast), so one block moves less than the links would carry. The search
+/// channels run as comm->nvlsChannels blocks, so a block moves at most graph channels x cap /
+/// nvlsChannels of bus bandwidth, p / (2(p-1)) of that in its channel's slice of the buffer. The
+/// engines rate each stream (warp group) by the bytes it sends (core::Protocol::stream_bandwidth):
+/// the scatter group sends the whole slice to the switch, so at that rate it paces the block at
+/// NCCL's bound; the tree's groups send a head's 1/m of it (twice at a tree's root) and are not
+/// held back. Nothing on one node (NVLSTree is off there).
+double nvls_tree_stream_cap_gbs(const NcclModelInputs& in) {
+  using namespace nccl_detail;
+  const double per_channel =
+      kPerChMaxNvlsTreeBw[cc_index(in.compute_capability)][in.nodes <= 2 ? in.nodes - 1 : 2];
+  const double p = in.ranks;
+  if (per_channel <= 0.0 || in.nodes < 2 || p < 2.0) {
+    return 0.0;
+  }
+  const double blocks = std::max<double>(in.nvls_channels, 1.0);
+  return in.nvls.channels * per_channel / blocks * p / (2.0 * (p - 1.0));
+}
+
 /// Data bytes per link byte inside a node, as NCCL rates a GPU's links (src/graph/topo.h): an
 /// NVLink moves SM80_NVLINK_BW = 20.0 GB/s of a 25 GB/s link on Ampere and earlier, SM90 20.6
 /// of 25, SM100 40.1 of 50 (packet headers and flow control); PCIe width x speed / 80, 12 GB/s
@@ -328,7 +353,9 @@ public:
                                 staged_duplex_share(schedule, ctx.topology, ctx.topology_spec);
       p.inter_node_efficiency = nic_efficiency(ctx.topology_spec);
       if (proto) {
-        const double cap = stream_cap_gbs(*algo, *proto, in, schedule.stream_count());
+        const double cap = *algo == Algo::nvls_tree
+                               ? nvls_tree_stream_cap_gbs(in)
+                               : stream_cap_gbs(*algo, *proto, in, schedule.stream_count());
         if (cap > 0.0) {
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
