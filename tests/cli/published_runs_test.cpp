@@ -1,6 +1,7 @@
 // Presets against published runs that are not shared validation logs (docs/validation.md, "AWS p5
 // against a published run" and its NVLS-tree chunk check, "Azure NDv5 (2 x 8 H100) against a
-// published run"): the numbers the docs give are what collsim computes now.
+// published run", "GB200 NVL72 against a published run"): the numbers the docs give are what
+// collsim computes now.
 
 #include "cli_test_support.hpp"
 
@@ -143,4 +144,33 @@ TEST_CASE("docs/validation.md's dgx-h100 row against the published Azure NDv5 ru
   // NCCL's per-channel bound holds the large rows: within 3 % of the measured busbw (466.3 GB/s
   // at 16 GiB; 524 GB/s, 11 % fast, without the bound).
   CHECK(std::abs(error.at(16LL << 30)) < 3.0);
+}
+
+TEST_CASE("docs/validation.md's gb200-nvl72 row against the published NVL72 run is what validate "
+          "computes",
+          "[cli][validate][published]") {
+  // One GB200 NVL72 rack, 72 GPUs, all_reduce_perf 512 MiB - 8 GiB (coreweave/nccl-tests#43; the
+  // device list is elided: --ranks 72 --nodes 1). The docs' row "now": median and p90 of |error|,
+  // the errors at 512 MiB and 8 GiB.
+  const auto j =
+      run_json("validate --scenario gb200-nvl72 --ranks 72 --nodes 1 --format json --log " +
+               std::string(COLLSIM_SOURCE_DIR) +
+               "/tests/data/published/coreweave_gb200_nvl72_allreduce_nccl-tests.txt");
+  const auto& rows = j.at("rows");
+  REQUIRE(rows.size() == 5);
+  std::map<long long, double> error;
+  for (const auto& r : rows) {
+    CHECK(r.at("algorithm") == "nvls"); // NCCL's choice on one NVLink domain
+    error[r.at("bytes").get<long long>()] = r.at("error_pct").get<double>();
+  }
+  const auto& s = j.at("summary");
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  const auto section = doc.find("### GB200 NVL72 against a published run");
+  REQUIRE(section != std::string::npos);
+  const std::string row =
+      fmt::format("| now | {:.1f} % | {:.1f} % | {:+.1f} % | {:+.1f} % |",
+                  s.at("median_abs_err_pct").get<double>(), s.at("p90_abs_err_pct").get<double>(),
+                  error.at(512LL << 20), error.at(8LL << 30));
+  INFO(row);
+  CHECK(doc.find(row, section) != std::string::npos);
 }
