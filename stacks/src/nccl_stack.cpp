@@ -54,13 +54,13 @@ std::optional<Proto> proto_of(const core::Protocol& p) {
 /// The most payload bytes per second one thread block (channel) of algorithm `a` moves with
 /// protocol `p` (0: no bound but the links'). tuning.cc caps the bus bandwidth of the protocols
 /// that the GPU's copy loop, not the link, limits: Ring and Tree LL128 at perChMax*LL128Bw per
-/// search channel, Tree Simple at perChMaxTreeBw, LL at llMaxBw in all. A search channel runs
-/// as comm->nChannels / graph->nChannels thread blocks (connect.cc duplicates them), so one
-/// block moves graph channels x cap / comm channels; LL's cap is shared by the `streams`
-/// channels the call runs. LL's is the single-node value of the GPU generation (llMaxBws' N1
-/// column) at every node count: the N2 and N4 columns are rows of CPU vendors (Intel-N2,
-/// AMD-N2, ...) that cap a network-bound bus bandwidth, which collsim's NIC links price
-/// already, while a thread block's LL copy loop is the GPU's. Shared out over 64 streams, the
+/// search channel, Tree Simple at perChMaxTreeBw, NVLSTree at perChMaxNVLSTreeBw, LL at llMaxBw
+/// in all. A search channel runs as comm->nChannels / graph->nChannels thread blocks (connect.cc
+/// duplicates them), so one block moves graph channels x cap / comm channels; LL's cap is shared
+/// by the `streams` channels the call runs. LL's is the single-node value of the GPU generation
+/// (llMaxBws' N1 column) at every node count: the N2 and N4 columns are rows of CPU vendors
+/// (Intel-N2, AMD-N2, ...) that cap a network-bound bus bandwidth, which collsim's NIC links
+/// price already, while a thread block's LL copy loop is the GPU's. Shared out over 64 streams, the
 /// 2-node value (39 GB/s on Intel hosts) held every hop of a 2 x 8 B200 tree for 7 us per
 /// 4 KiB line group and made 128 KiB allreduces 3x too slow.
 double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t streams) {
@@ -80,32 +80,21 @@ double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t 
   if (a == Algo::tree && p == Proto::simple) {
     return in.tree.channels * kPerChMaxTreeBw[cci][idx2] / comm;
   }
-  return 0.0;
-}
-
-/// NVLS-tree's thread-block bound, as a rate of the bytes a stream sends (0: none). tuning.cc
-/// (2.28.3 on; ncclTunerConstantsDefaults perChMaxNVLSTreeBws) caps NVLSTree's bus bandwidth at
-/// graph->nChannels x perChMaxNVLSTreeBw (Hopper 57.7 GB/s a search channel on two nodes, 45.5
-/// from four; Blackwell 96 and 80), below its NVLink and network terms on two nodes: the NVLS-tree
-/// kernel splits each block's warps into groups (src/device/all_reduce.h, RunWorkColl
-/// NCCL_ALGO_NVLS_TREE: scatter to the switch, gather from it, the tree's reduce-and-send-up,
-/// receive-and-broadcast), so one block moves less than the links would carry. The search
-/// channels run as comm->nvlsChannels blocks, so a block moves at most graph channels x cap /
-/// nvlsChannels of bus bandwidth, p / (2(p-1)) of that in its channel's slice of the buffer. The
-/// engines rate each stream (warp group) by the bytes it sends (core::Protocol::stream_bandwidth):
-/// the scatter group sends the whole slice to the switch, so at that rate it paces the block at
-/// NCCL's bound; the tree's groups send a head's 1/m of it (twice at a tree's root) and are not
-/// held back. Nothing on one node (NVLSTree is off there).
-double nvls_tree_stream_cap_gbs(const NcclModelInputs& in) {
-  using namespace nccl_detail;
-  const double per_channel =
-      kPerChMaxNvlsTreeBw[cc_index(in.compute_capability)][in.nodes <= 2 ? in.nodes - 1 : 2];
-  const double p = in.ranks;
-  if (per_channel <= 0.0 || in.nodes < 2 || p < 2.0) {
-    return 0.0;
+  if (a == Algo::nvls_tree && in.nodes > 1 && in.ranks > 1) {
+    // perChMaxNVLSTreeBw (2.28.3 on: Hopper 57.7 GB/s a search channel on two nodes, 45.5 from
+    // four; Blackwell 96 and 80; NVLSTree is off on one node) bounds the bus bandwidth below
+    // NVLink's and the network's terms on two nodes: the kernel splits each block's warps into
+    // scatter, gather, reduce-and-send-up and receive-and-broadcast groups
+    // (src/device/all_reduce.h, RunWorkColl NCCL_ALGO_NVLS_TREE), so a block moves less than its
+    // links would carry. The search channels run as nvlsChannels blocks; a block's bus share is
+    // p / (2(p-1)) of its slice of the buffer, which its scatter group, one of its streams, sends
+    // whole to the switch: at this rate that group paces the block at NCCL's bound, and the
+    // tree's groups (a head's 1/m of the slice, twice at a tree's root) are not held back.
+    const double p_ranks = in.ranks;
+    return in.nvls.channels * kPerChMaxNvlsTreeBw[cci][idx2] /
+           std::max<double>(in.nvls_channels, 1.0) * p_ranks / (2.0 * (p_ranks - 1.0));
   }
-  const double blocks = std::max<double>(in.nvls_channels, 1.0);
-  return in.nvls.channels * per_channel / blocks * p / (2.0 * (p - 1.0));
+  return 0.0;
 }
 
 /// Data bytes per link byte inside a node, as NCCL rates a GPU's links (src/graph/topo.h): an
@@ -353,9 +342,7 @@ public:
                                 staged_duplex_share(schedule, ctx.topology, ctx.topology_spec);
       p.inter_node_efficiency = nic_efficiency(ctx.topology_spec);
       if (proto) {
-        const double cap = *algo == Algo::nvls_tree
-                               ? nvls_tree_stream_cap_gbs(in)
-                               : stream_cap_gbs(*algo, *proto, in, schedule.stream_count());
+        const double cap = stream_cap_gbs(*algo, *proto, in, schedule.stream_count());
         if (cap > 0.0) {
           p.stream_bandwidth = core::Bandwidth{cap * 1e9};
         }
