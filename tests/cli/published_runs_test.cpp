@@ -46,6 +46,33 @@ std::map<std::pair<int, long long>, double> published_busbw(const std::string& p
   return out;
 }
 
+/// A published nccl-tests log (tests/data/published/FILE) validated with `args`: its rows, each
+/// run with `algorithm` (the library's choice), and the docs' section `heading` of
+/// docs/validation.md.
+struct Published {
+  nlohmann::json summary;
+  std::map<long long, double> error; // by size (B), %
+  std::string doc;
+  std::size_t section = std::string::npos;
+};
+
+Published validated(const std::string& args, const std::string& file, std::size_t rows,
+                    const char* algorithm, const char* heading) {
+  const auto j = run_json("validate " + args + " --format json --log " +
+                          std::string(COLLSIM_SOURCE_DIR) + "/tests/data/published/" + file);
+  Published out;
+  REQUIRE(j.at("rows").size() == rows);
+  for (const auto& r : j.at("rows")) {
+    CHECK(r.at("algorithm") == algorithm);
+    out.error[r.at("bytes").get<long long>()] = r.at("error_pct").get<double>();
+  }
+  out.summary = j.at("summary");
+  out.doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  out.section = out.doc.find(heading);
+  REQUIRE(out.section != std::string::npos);
+  return out;
+}
+
 } // namespace
 
 TEST_CASE("docs/validation.md's aws-p5 row against the published p5 run is what sim computes",
@@ -119,58 +146,37 @@ TEST_CASE("docs/validation.md's dgx-h100 row against the published Azure NDv5 ru
           "validate computes",
           "[cli][validate][published]") {
   // 2 x Standard_ND96isr_H100_v5, NCCL 2.29.7, all_reduce_perf 8 MiB - 16 GiB (the log's device
-  // list is elided: --ranks 16 --nodes 2). The docs' row "now" gives the median and p90 of
-  // |error| and the errors at 8 MiB, 64 MiB, 2 GiB and 16 GiB.
-  const auto j = run_json("validate --scenario dgx-h100 --ranks 16 --nodes 2 --format json --log " +
-                          std::string(COLLSIM_SOURCE_DIR) +
-                          "/tests/data/published/azure_ndv5_2x8_h100_allreduce_nccl-tests.txt");
-  const auto& rows = j.at("rows");
-  REQUIRE(rows.size() == 12);
-  std::map<long long, double> error;
-  for (const auto& r : rows) {
-    CHECK(r.at("algorithm") == "nvls_tree"); // NCCL 2.29.7's choice at every size
-    error[r.at("bytes").get<long long>()] = r.at("error_pct").get<double>();
-  }
-  const auto& s = j.at("summary");
-  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
-  const auto section = doc.find("### Azure NDv5 (2 x 8 H100) against a published run");
-  REQUIRE(section != std::string::npos);
-  const std::string row = fmt::format(
-      "| now | {:.1f} % | {:.1f} % | {:+.1f} % | {:+.1f} % | {:+.1f} % | {:+.1f} % |",
-      s.at("median_abs_err_pct").get<double>(), s.at("p90_abs_err_pct").get<double>(),
-      error.at(8LL << 20), error.at(64LL << 20), error.at(2LL << 30), error.at(16LL << 30));
+  // list is elided: --ranks 16 --nodes 2), NVLS-tree at every size (NCCL 2.29.7's choice). The
+  // docs' row "now" gives the median and p90 of |error| and the errors at 8 MiB, 64 MiB, 2 GiB and
+  // 16 GiB.
+  const Published p = validated("--scenario dgx-h100 --ranks 16 --nodes 2",
+                                "azure_ndv5_2x8_h100_allreduce_nccl-tests.txt", 12, "nvls_tree",
+                                "### Azure NDv5 (2 x 8 H100) against a published run");
+  const std::string row =
+      fmt::format("| now | {:.1f} % | {:.1f} % | {:+.1f} % | {:+.1f} % | {:+.1f} % | {:+.1f} % |",
+                  p.summary.at("median_abs_err_pct").get<double>(),
+                  p.summary.at("p90_abs_err_pct").get<double>(), p.error.at(8LL << 20),
+                  p.error.at(64LL << 20), p.error.at(2LL << 30), p.error.at(16LL << 30));
   INFO(row);
-  CHECK(doc.find(row, section) != std::string::npos);
+  CHECK(p.doc.find(row, p.section) != std::string::npos);
   // NCCL's per-channel bound holds the large rows: within 3 % of the measured busbw (466.3 GB/s
   // at 16 GiB; 524 GB/s, 11 % fast, without the bound).
-  CHECK(std::abs(error.at(16LL << 30)) < 3.0);
+  CHECK(std::abs(p.error.at(16LL << 30)) < 3.0);
 }
 
 TEST_CASE("docs/validation.md's gb200-nvl72 row against the published NVL72 run is what validate "
           "computes",
           "[cli][validate][published]") {
   // One GB200 NVL72 rack, 72 GPUs, all_reduce_perf 512 MiB - 8 GiB (coreweave/nccl-tests#43; the
-  // device list is elided: --ranks 72 --nodes 1). The docs' row "now": median and p90 of |error|,
-  // the errors at 512 MiB and 8 GiB.
-  const auto j =
-      run_json("validate --scenario gb200-nvl72 --ranks 72 --nodes 1 --format json --log " +
-               std::string(COLLSIM_SOURCE_DIR) +
-               "/tests/data/published/coreweave_gb200_nvl72_allreduce_nccl-tests.txt");
-  const auto& rows = j.at("rows");
-  REQUIRE(rows.size() == 5);
-  std::map<long long, double> error;
-  for (const auto& r : rows) {
-    CHECK(r.at("algorithm") == "nvls"); // NCCL's choice on one NVLink domain
-    error[r.at("bytes").get<long long>()] = r.at("error_pct").get<double>();
-  }
-  const auto& s = j.at("summary");
-  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
-  const auto section = doc.find("### GB200 NVL72 against a published run");
-  REQUIRE(section != std::string::npos);
-  const std::string row =
-      fmt::format("| now | {:.1f} % | {:.1f} % | {:+.1f} % | {:+.1f} % |",
-                  s.at("median_abs_err_pct").get<double>(), s.at("p90_abs_err_pct").get<double>(),
-                  error.at(512LL << 20), error.at(8LL << 30));
+  // device list is elided: --ranks 72 --nodes 1), NVLS on one NVLink domain. The docs' row
+  // "now": median and p90 of |error|, the errors at 512 MiB and 8 GiB.
+  const Published p = validated("--scenario gb200-nvl72 --ranks 72 --nodes 1",
+                                "coreweave_gb200_nvl72_allreduce_nccl-tests.txt", 5, "nvls",
+                                "### GB200 NVL72 against a published run");
+  const std::string row = fmt::format("| now | {:.1f} % | {:.1f} % | {:+.1f} % | {:+.1f} % |",
+                                      p.summary.at("median_abs_err_pct").get<double>(),
+                                      p.summary.at("p90_abs_err_pct").get<double>(),
+                                      p.error.at(512LL << 20), p.error.at(8LL << 30));
   INFO(row);
-  CHECK(doc.find(row, section) != std::string::npos);
+  CHECK(p.doc.find(row, p.section) != std::string::npos);
 }
