@@ -53,7 +53,7 @@ TEST_CASE("every GPU of a node is an NVLS-tree head for 1/m of each channel's ch
   const Lowered l = lowered("dgx-h100", 16, n);
   const core::Schedule& s = l.schedule;
   for (core::Rank r = 0; r < 16; ++r) {
-    std::map<std::uint32_t, std::uint64_t> between_nodes; // by stream
+    std::map<std::uint32_t, std::uint64_t> between_nodes; // by channel (its streams 3c .. 3c + 2)
     for (core::OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
       if (s.kind(id) == core::OpKind::send && s.peer(id) < 16 &&
           l.topology.node_of(r) != l.topology.node_of(s.peer(id))) {
