@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <initializer_list>
+#include <utility>
 
 namespace collsim::algorithms::nccl {
 namespace {
@@ -64,6 +66,20 @@ constexpr std::uint64_t kLl128Buffer = 120ULL * 640 * kSteps * 8;
 
 std::uint32_t log2i(std::uint32_t n) {
   return n == 0 ? 0 : detail::floor_log2(n);
+}
+
+/// enqueue.cc's size rules for NVLS and NVLS-tree chunks: below factor x concurrentOps x chunk
+/// bytes the chunk drops to `to`, each rule applied to the chunk the previous one left
+/// (concurrentOps = nChannels x nHeads).
+std::uint64_t
+shrink_nvls_chunk(std::uint64_t chunk, std::uint64_t bytes, std::uint64_t ops,
+                  std::initializer_list<std::pair<std::uint64_t, std::uint64_t>> rules) {
+  for (const auto& [factor, to] : rules) {
+    if (bytes < factor * ops * chunk && chunk > to) {
+      chunk = to;
+    }
+  }
+  return chunk;
 }
 
 } // namespace
@@ -210,6 +226,13 @@ std::uint64_t buffer_bytes(Proto p) {
   return kDefaultSimpleBuffer;
 }
 
+std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, std::uint64_t concurrent_ops) {
+  // NVLS's chunk starts at NCCL_NVLS_CHUNKSIZE (a Simple step, 512 KiB, is larger); the same rule
+  // from 2.19 to 2.30 (computeCollChunkInfo, then calcCollChunking).
+  return shrink_nvls_chunk(kNvlsChunkBytes, bytes, concurrent_ops,
+                           {{64, 65536}, {8, 32768}, {2, 16384}});
+}
+
 std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {
   using core::CollectiveKind;
   const std::uint64_t step = (ctx.buffer != 0 ? ctx.buffer : buffer_bytes(p)) / kSteps;
@@ -230,20 +253,9 @@ std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {
   const std::uint64_t n = ctx.bytes;
   const std::uint64_t nch = ctx.channels;
   if (a == Algo::nvls_tree) {
-    const std::uint64_t ops = nch * ctx.heads; // concurrentOps
     chunk = ctx.nvls_tree_chunk != 0 ? ctx.nvls_tree_chunk : default_nvls_tree_chunk(ctx.nodes);
-    if (n < 32 * ops * chunk && chunk > 262144) {
-      chunk = 262144;
-    }
-    if (n < 16 * ops * chunk && chunk > 131072) {
-      chunk = 131072;
-    }
-    if (n < 4 * ops * chunk && chunk > 65536) {
-      chunk = 65536;
-    }
-    if (n < ops * chunk && chunk > 32768) {
-      chunk = 32768;
-    }
+    chunk = shrink_nvls_chunk(chunk, n, nch * ctx.heads,
+                              {{32, 262144}, {16, 131072}, {4, 65536}, {1, 32768}});
   } else if (a == Algo::tree && p == Proto::ll128) {
     const double ppn = static_cast<double>(ctx.ranks) / ctx.nodes;
     const double nsteps = 1.0 + log2i(ctx.nodes) + 0.1 * ppn;

@@ -23,6 +23,7 @@
 #include "collsim/stacks/nccl_stack.hpp"
 
 #include "nccl_model_constants.hpp"
+#include "nccl_nvls.hpp"
 
 #include "collsim/stacks/nccl_model.hpp"
 #include "collsim/stacks/pipeline.hpp"
@@ -294,6 +295,15 @@ void correct(core::Protocol& p, const core::NcclSpec& nccl) {
   p.efficiency *= spec->efficiency_factor;
 }
 
+/// What NCCL's NVLS pipeline on one node adds to each of the schedule's two NVLS messages on the
+/// way (to the switch and back; nccl_nvls.cpp). The poll is a round trip through the switch:
+/// twice the route latency between two GPUs of the node.
+core::Seconds nvls_pipeline_share(const core::Schedule& s, const NcclModelInputs& in,
+                                  const core::Topology& t) {
+  const core::Seconds poll{2.0 * t.route_cost(0, 1).latency.value};
+  return core::Seconds{nvls_pipeline(s.header().bytes.value, in, poll).added.value / 2.0};
+}
+
 class NcclStack final : public Stack {
 public:
   [[nodiscard]] const StackInfo& info() const override { return info_; }
@@ -350,6 +360,11 @@ public:
                        connections_per_peer(*algo, in);
         if (in.nodes > 1 && !ctx.topology.is_full_mesh()) { // a textbook platform has none
           p.proxy_overhead = proxy_overhead(*proto, in, env);
+        }
+        if (*algo == Algo::nvls && in.nodes == 1 &&
+            schedule.header().collective == core::CollectiveKind::allreduce &&
+            !ctx.topology.is_full_mesh()) {
+          p.message_latency = p.message_latency + nvls_pipeline_share(schedule, in, ctx.topology);
         }
       }
     }
