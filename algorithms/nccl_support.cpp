@@ -226,11 +226,10 @@ std::uint64_t buffer_bytes(Proto p) {
   return kDefaultSimpleBuffer;
 }
 
-std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, std::uint64_t concurrent_ops) {
-  // NVLS's chunk starts at NCCL_NVLS_CHUNKSIZE (a Simple step, 512 KiB, is larger); the same rule
-  // from 2.19 to 2.30 (computeCollChunkInfo, then calcCollChunking).
-  return shrink_nvls_chunk(kNvlsChunkBytes, bytes, concurrent_ops,
-                           {{64, 65536}, {8, 32768}, {2, 16384}});
+std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, std::uint64_t concurrent_ops,
+                               std::uint64_t start) {
+  // The same rule from 2.19 to 2.30 (computeCollChunkInfo, then calcCollChunking).
+  return shrink_nvls_chunk(start, bytes, concurrent_ops, {{64, 65536}, {8, 32768}, {2, 16384}});
 }
 
 std::uint64_t chunk_bytes(Algo a, Proto p, const ChunkContext& ctx) {

@@ -32,7 +32,8 @@
 
 namespace collsim::stacks {
 
-NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll) {
+NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll,
+                           std::uint64_t start_chunk) {
   NvlsPipeline out;
   const std::uint32_t channels = std::max<std::uint32_t>(in.nvls_channels, 1);
   const std::uint32_t heads = std::max<std::uint32_t>(in.nvls.channels, 1);
@@ -44,7 +45,7 @@ NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core:
     return out;
   }
   const std::uint64_t ops = std::uint64_t{channels} * heads;
-  out.chunk = algorithms::nccl::nvls_chunk_bytes(bytes, ops);
+  out.chunk = algorithms::nccl::nvls_chunk_bytes(bytes, ops, start_chunk);
   const std::uint64_t loop = ops * out.chunk;
   out.loops = (bytes + loop - 1) / loop;
   // One loop's bytes on a GPU's links each way: its part of every head's chunk out and the

@@ -18,7 +18,9 @@ struct NvlsPipeline {
 };
 
 /// The pipeline of an NVLS allreduce of `bytes` on one node described by `in`; `poll` is the
-/// round trip of the reduce group's wait for its peers' step counters through the switch.
-NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll);
+/// round trip of the reduce group's wait for its peers' step counters through the switch;
+/// `start_chunk` the chunk before NCCL's size rules, min(Simple step, NCCL_NVLS_CHUNKSIZE).
+NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll,
+                           std::uint64_t start_chunk);
 
 } // namespace collsim::stacks

@@ -299,9 +299,16 @@ void correct(core::Protocol& p, const core::NcclSpec& nccl) {
 /// way (to the switch and back; nccl_nvls.cpp). The poll is a round trip through the switch:
 /// twice the route latency between two GPUs of the node.
 core::Seconds nvls_pipeline_share(const core::Schedule& s, const NcclModelInputs& in,
-                                  const core::Topology& t) {
+                                  const core::Topology& t, const NcclEnv& env) {
   const core::Seconds poll{2.0 * t.route_cost(0, 1).latency.value};
-  return core::Seconds{nvls_pipeline(s.header().bytes.value, in, poll).added.value / 2.0};
+  // NCCL's chunk starts at the Simple step (NCCL_BUFFSIZE / NCCL_STEPS), at most
+  // NCCL_NVLS_CHUNKSIZE (enqueue.cc: maxChunkSize = comm->nvlsChunkSize).
+  const std::uint64_t step = env.buffer[static_cast<std::size_t>(Proto::simple)].value_or(
+                                 algorithms::nccl::kDefaultSimpleBuffer) /
+                             kSteps;
+  const std::uint64_t start =
+      std::min(step, env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes));
+  return core::Seconds{nvls_pipeline(s.header().bytes.value, in, poll, start).added.value / 2.0};
 }
 
 class NcclStack final : public Stack {
@@ -364,7 +371,8 @@ public:
         if (*algo == Algo::nvls && in.nodes == 1 &&
             schedule.header().collective == core::CollectiveKind::allreduce &&
             !ctx.topology.is_full_mesh()) {
-          p.message_latency = p.message_latency + nvls_pipeline_share(schedule, in, ctx.topology);
+          p.message_latency =
+              p.message_latency + nvls_pipeline_share(schedule, in, ctx.topology, env);
         }
       }
     }

@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
 
 using namespace collsim;
 using core::CollectiveKind;
@@ -24,10 +26,12 @@ struct Lowered {
 };
 
 /// `name` (an NVLS generator) of n bytes on the 8 GPUs of one DGX H100, lowered by the NCCL stack.
-Lowered lowered(CollectiveKind c, const char* name, std::uint64_t n) {
+Lowered lowered(CollectiveKind c, const char* name, std::uint64_t n,
+                const std::map<std::string, std::string>& env = {}) {
   const auto registry = algorithms::make_default_registry();
   const auto& algo = registry.find(c, name);
   core::Scenario s = io::load_scenario("dgx-h100");
+  s.nccl.env = env;
   core::Topology t = topologies::build(s.topology, 8);
   algorithms::Request req;
   req.collective = c;
@@ -96,5 +100,23 @@ TEST_CASE("NVLS allgather and reduce-scatter keep NCCL's latency alone", "[stack
   for (const CollectiveKind c : {CollectiveKind::allgather, CollectiveKind::reduce_scatter}) {
     const Lowered l = lowered(c, "nvls", 256ULL << 20);
     CHECK(l.schedule.header().protocol.message_latency.value == Approx(12.5e-6).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("NCCL_NVLS_CHUNKSIZE and NCCL_BUFFSIZE set where NVLS's chunk starts",
+          "[stacks][nccl][nvls]") {
+  // enqueue.cc: chunkSize = min(Simple step, comm->nvlsChunkSize). At 2 GiB on 8 H100 a 64 KiB
+  // NVLS chunk (NCCL_NVLS_CHUNKSIZE) makes 256 loops of 8 MiB instead of 128 of 16 MiB; so does a
+  // 512 KiB NCCL_BUFFSIZE (a 64 KiB step).
+  const std::uint64_t n = 2ULL << 30;
+  const double rate = 18 * 20.6 * 0.85 * 1e9;
+  for (const auto& env : {std::map<std::string, std::string>{{"NCCL_NVLS_CHUNKSIZE", "65536"}},
+                          std::map<std::string, std::string>{{"NCCL_BUFFSIZE", "524288"}}}) {
+    const Lowered l = lowered(CollectiveKind::allreduce, "nvls", n, env);
+    const double poll = 2.0 * l.topology.route_cost(0, 1).latency.value;
+    const double d = (8ULL << 20) * 1.125 / rate;
+    INFO(env.begin()->first);
+    CHECK(l.schedule.header().protocol.message_latency.value ==
+          Approx(12.5e-6 + (2 * d + 255 * poll) / 2).epsilon(1e-9));
   }
 }

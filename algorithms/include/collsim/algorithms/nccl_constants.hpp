@@ -47,10 +47,12 @@ constexpr std::uint64_t default_nvls_tree_chunk(std::uint32_t nodes) {
   return nodes >= 4 ? kNvlsTreeManyNodesChunk : kNvlsChunkBytes;
 }
 
-/// NVLS's chunk on one node for `bytes` (enqueue.cc: NCCL_NVLS_CHUNKSIZE, 64 KiB below 64 x
-/// concurrentOps x 128 KiB, 32 KiB below 8 x .. x 64 KiB, 16 KiB below 2 x .. x 32 KiB), with
-/// `concurrent_ops` = nChannels x nHeads.
-std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, std::uint64_t concurrent_ops);
+/// NVLS's chunk on one node for `bytes` (enqueue.cc): `start` (min(Simple step,
+/// NCCL_NVLS_CHUNKSIZE): 128 KiB by default), 64 KiB below 64 x concurrentOps x chunk, 32 KiB
+/// below 8 x .. x chunk, 16 KiB below 2 x .. x chunk, each rule on the chunk the previous one
+/// left, with `concurrent_ops` = nChannels x nHeads.
+std::uint64_t nvls_chunk_bytes(std::uint64_t bytes, std::uint64_t concurrent_ops,
+                               std::uint64_t start = kNvlsChunkBytes);
 
 /// "Simple", "LL" or "LL128" (core::Protocol::name).
 std::string_view protocol_name(Proto p);
