@@ -209,3 +209,22 @@ TEST_CASE("docs/validation.md's dgx-h100 row against the published one-node swee
     }
   }
 }
+
+TEST_CASE("a second published 1 x 8 H100 run is within the docs' band on NVLS",
+          "[cli][validate][published]") {
+  // NVIDIA/nccl-tests#290: all_reduce_perf on one 8 x H100 node, out-of-place times (us) at
+  // 128 MiB - 4 GiB. docs/validation.md ("DGX H100, one node, a full sweep"): -3.2 to +1.6 %.
+  const std::map<long long, double> measured{{128LL << 20, 613.3},  {256LL << 20, 1139.2},
+                                             {512LL << 20, 2175.8}, {1LL << 30, 4038.8},
+                                             {2LL << 30, 8020.3},   {4LL << 30, 15870.0}};
+  const auto j = run_json("sim --scenario dgx-h100 --algorithm auto --ranks 8 "
+                          "--sizes 128MiB,256MiB,512MiB,1GiB,2GiB,4GiB --format json");
+  REQUIRE(j.at("results").size() == measured.size());
+  for (const auto& r : j.at("results")) {
+    const long long bytes = r.at("bytes").get<long long>();
+    const double error = 100.0 * (r.at("time_us").get<double>() / measured.at(bytes) - 1.0);
+    INFO(bytes << " B: " << error << " %");
+    CHECK(error > -3.3);
+    CHECK(error < 1.7);
+  }
+}
