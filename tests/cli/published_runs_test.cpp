@@ -228,3 +228,30 @@ TEST_CASE("a second published 1 x 8 H100 run is within the docs' band on NVLS",
     CHECK(error < 1.7);
   }
 }
+
+TEST_CASE("bench/validation/published_logs.sh prints the table docs/validation.md shows",
+          "[cli][validate][published]") {
+  // One row per published nccl-tests log; each row as the docs show it (the script reads
+  // validate's JSON summary, so a changed model changes both or the test fails).
+  const std::string cmd = fmt::format("bash {0}/bench/validation/published_logs.sh {1} "
+                                      "{0}/tests/data/published 2>/dev/null",
+                                      COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    out += buf;
+  }
+  REQUIRE(pclose(pipe) == 0);
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  std::istringstream lines(out);
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    INFO(line);
+    CHECK(doc.find(line) != std::string::npos);
+    rows += line.find("nccl-tests.txt") != std::string::npos ? 1 : 0;
+  }
+  CHECK(rows == 3);
+}
