@@ -33,14 +33,14 @@
 namespace collsim::stacks {
 
 NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll,
-                           std::uint64_t start_chunk) {
+                           std::uint64_t start_chunk, double efficiency) {
   NvlsPipeline out;
   const std::uint32_t channels = std::max<std::uint32_t>(in.nvls_channels, 1);
   const std::uint32_t heads = std::max<std::uint32_t>(in.nvls.channels, 1);
   const std::uint32_t shards = std::max<std::uint32_t>(in.local_ranks, 1);
   const double rate = in.gpu_nvlink_bw *
                       nccl_detail::kNvlsEfficiency[nccl_detail::cc_index(in.compute_capability)] *
-                      1e9;
+                      efficiency * 1e9;
   if (bytes == 0 || rate <= 0.0) {
     return out;
   }

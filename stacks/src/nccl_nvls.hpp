@@ -19,8 +19,10 @@ struct NvlsPipeline {
 
 /// The pipeline of an NVLS allreduce of `bytes` on one node described by `in`; `poll` is the
 /// round trip of the reduce group's wait for its peers' step counters through the switch;
-/// `start_chunk` the chunk before NCCL's size rules, min(Simple step, NCCL_NVLS_CHUNKSIZE).
+/// `start_chunk` the chunk before NCCL's size rules, min(Simple step, NCCL_NVLS_CHUNKSIZE);
+/// `efficiency` the protocol's payload share of the link (core::Protocol::efficiency: Simple's 1,
+/// times a calibrated profile's factor), as the engines rate the schedule's own messages.
 NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll,
-                           std::uint64_t start_chunk);
+                           std::uint64_t start_chunk, double efficiency);
 
 } // namespace collsim::stacks

@@ -299,7 +299,7 @@ void correct(core::Protocol& p, const core::NcclSpec& nccl) {
 /// way (to the switch and back; nccl_nvls.cpp). The poll is a round trip through the switch:
 /// twice the route latency between two GPUs of the node.
 core::Seconds nvls_pipeline_share(const core::Schedule& s, const NcclModelInputs& in,
-                                  const core::Topology& t, const NcclEnv& env) {
+                                  const core::Topology& t, const NcclEnv& env, double efficiency) {
   const core::Seconds poll{2.0 * t.route_cost(0, 1).latency.value};
   // NCCL's chunk starts at the Simple step (NCCL_BUFFSIZE / NCCL_STEPS), at most
   // NCCL_NVLS_CHUNKSIZE (enqueue.cc: maxChunkSize = comm->nvlsChunkSize).
@@ -308,7 +308,8 @@ core::Seconds nvls_pipeline_share(const core::Schedule& s, const NcclModelInputs
                              kSteps;
   const std::uint64_t start =
       std::min(step, env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes));
-  return core::Seconds{nvls_pipeline(s.header().bytes.value, in, poll, start).added.value / 2.0};
+  return core::Seconds{
+      nvls_pipeline(s.header().bytes.value, in, poll, start, efficiency).added.value / 2.0};
 }
 
 class NcclStack final : public Stack {
@@ -371,8 +372,8 @@ public:
         if (*algo == Algo::nvls && in.nodes == 1 &&
             schedule.header().collective == core::CollectiveKind::allreduce &&
             !ctx.topology.is_full_mesh()) {
-          p.message_latency =
-              p.message_latency + nvls_pipeline_share(schedule, in, ctx.topology, env);
+          p.message_latency = p.message_latency +
+                              nvls_pipeline_share(schedule, in, ctx.topology, env, p.efficiency);
         }
       }
     }
