@@ -63,9 +63,11 @@ TEST_CASE("NVLS allreduce on one node pays NCCL's pipeline fill and one poll a l
   };
   for (const Point pt :
        {Point{2ULL << 20, 16384}, Point{(8ULL << 20) - 4, 16384}, Point{16ULL << 20, 32768},
-        Point{256ULL << 20, 65536}, Point{1ULL << 30, 131072}, Point{2ULL << 30, 131072}}) {
+        Point{256ULL << 20, 65536}, Point{(1ULL << 30) - 4, 65536}, Point{1ULL << 30, 131072},
+        Point{2ULL << 30, 131072}}) {
     const Lowered l = lowered(CollectiveKind::allreduce, "nvls", pt.n);
     const double poll = 2.0 * l.topology.route_cost(0, 1).latency.value;
+    REQUIRE(poll == Approx(2e-6)); // the preset's 1 us NVLink route, there and back
     const std::uint64_t loop = 128 * pt.chunk;
     const std::uint64_t loops = (pt.n + loop - 1) / loop;
     const double d = static_cast<double>(std::min(pt.n, loop)) * 1.125 / rate;
