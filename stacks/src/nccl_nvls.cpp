@@ -26,37 +26,27 @@
 
 #include "nccl_nvls.hpp"
 
-#include "nccl_model_constants.hpp"
-
 #include <algorithm>
 
 namespace collsim::stacks {
 
-NvlsPipeline nvls_pipeline(std::uint64_t bytes, const NcclModelInputs& in, core::Seconds poll,
-                           std::uint64_t start_chunk, double efficiency) {
-  NvlsPipeline out;
-  const std::uint32_t channels = std::max<std::uint32_t>(in.nvls_channels, 1);
-  const std::uint32_t heads = std::max<std::uint32_t>(in.nvls.channels, 1);
-  const std::uint32_t shards = std::max<std::uint32_t>(in.local_ranks, 1);
-  const double rate = in.gpu_nvlink_bw *
-                      nccl_detail::kNvlsEfficiency[nccl_detail::cc_index(in.compute_capability)] *
-                      efficiency * 1e9;
-  if (bytes == 0 || rate <= 0.0) {
-    return out;
+core::Seconds nvls_pipeline_time(std::uint64_t bytes, const NcclModelInputs& in,
+                                 std::uint64_t start_chunk, core::Seconds poll,
+                                 core::Bandwidth rate) {
+  if (bytes == 0 || rate.bytes_per_second <= 0.0) {
+    return core::Seconds{0.0};
   }
-  const std::uint64_t ops = std::uint64_t{channels} * heads;
-  out.chunk = algorithms::nccl::nvls_chunk_bytes(bytes, ops, start_chunk);
-  const std::uint64_t loop = ops * out.chunk;
-  out.loops = (bytes + loop - 1) / loop;
+  const std::uint64_t ops = std::uint64_t{std::max<std::uint32_t>(in.nvls_channels, 1)} *
+                            std::max<std::uint32_t>(in.nvls.channels, 1); // nChannels x nHeads
+  const std::uint64_t loop = ops * algorithms::nccl::nvls_chunk_bytes(bytes, ops, start_chunk);
+  const std::uint64_t loops = (bytes + loop - 1) / loop;
   // One loop's bytes on a GPU's links each way: its part of every head's chunk out and the
   // multicast results in, plus its own head's reduced chunk in and its store out (1/S more; the
   // schedule's n (1 + 1/S)).
-  const double per_loop =
-      static_cast<double>(std::min(bytes, loop)) * (1.0 + 1.0 / static_cast<double>(shards));
-  out.step_data = core::Seconds{per_loop / rate};
-  out.added =
-      core::Seconds{2.0 * out.step_data.value + static_cast<double>(out.loops - 1) * poll.value};
-  return out;
+  const double shards = std::max<std::uint32_t>(in.local_ranks, 1);
+  const double step_data =
+      static_cast<double>(std::min(bytes, loop)) * (1.0 + 1.0 / shards) / rate.bytes_per_second;
+  return core::Seconds{2.0 * step_data + static_cast<double>(loops - 1) * poll.value};
 }
 
 } // namespace collsim::stacks

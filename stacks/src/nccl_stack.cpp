@@ -296,20 +296,21 @@ void correct(core::Protocol& p, const core::NcclSpec& nccl) {
 }
 
 /// What NCCL's NVLS pipeline on one node adds to each of the schedule's two NVLS messages on the
-/// way (to the switch and back; nccl_nvls.cpp). The poll is a round trip through the switch:
-/// twice the route latency between two GPUs of the node.
+/// way (to the switch and back; nccl_nvls.cpp). The route between two GPUs of the node gives the
+/// poll, a round trip through the switch (twice its latency), and the data rate, its bottleneck at
+/// `p`'s efficiencies, as the engines rate the schedule's messages. NCCL's chunk starts at the
+/// Simple step, at most NCCL_NVLS_CHUNKSIZE (enqueue.cc: maxChunkSize = comm->nvlsChunkSize).
 core::Seconds nvls_pipeline_share(const core::Schedule& s, const NcclModelInputs& in,
-                                  const core::Topology& t, const NcclEnv& env, double efficiency) {
-  const core::Seconds poll{2.0 * t.route_cost(0, 1).latency.value};
-  // NCCL's chunk starts at the Simple step (NCCL_BUFFSIZE / NCCL_STEPS), at most
-  // NCCL_NVLS_CHUNKSIZE (enqueue.cc: maxChunkSize = comm->nvlsChunkSize).
-  const std::uint64_t step = env.buffer[static_cast<std::size_t>(Proto::simple)].value_or(
-                                 algorithms::nccl::kDefaultSimpleBuffer) /
-                             kSteps;
-  const std::uint64_t start =
-      std::min(step, env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes));
-  return core::Seconds{
-      nvls_pipeline(s.header().bytes.value, in, poll, start, efficiency).added.value / 2.0};
+                                  const core::Topology& t, const core::Protocol& p,
+                                  std::uint64_t simple_buffer, const NcclEnv& env) {
+  const core::RouteCost route = t.route_cost(0, 1);
+  const core::Bandwidth rate{route.bottleneck.bytes_per_second * p.intra_node_efficiency *
+                             p.efficiency};
+  const std::uint64_t start = std::min(
+      simple_buffer / kSteps, env.nvls_chunk_size.value_or(algorithms::nccl::kNvlsChunkBytes));
+  const core::Seconds added = nvls_pipeline_time(s.header().bytes.value, in, start,
+                                                 core::Seconds{2.0 * route.latency.value}, rate);
+  return core::Seconds{added.value / 2.0};
 }
 
 class NcclStack final : public Stack {
@@ -331,6 +332,10 @@ public:
     p.port_per_link = true;
     schedule.set_protocol(p);
     const NcclEnv env = parse_nccl_env(ctx.nccl); // the proxy's post overhead, the Simple step
+    // NCCL_BUFFSIZE sets the Simple step, and so the smallest slice (a `buffsize` pinned with
+    // --param alone sizes the chunks, not this floor) and where NVLS's chunk starts.
+    const std::uint64_t buffer = env.buffer[static_cast<std::size_t>(Proto::simple)].value_or(
+        algorithms::nccl::kDefaultSimpleBuffer);
     const std::optional<Algo> algo = nccl_lowering_algo(ctx.algorithm);
     const std::optional<Proto> proto = proto_of(p);
     const std::uint32_t ranks = schedule.header().full_ranks(); // a collapsed one's too
@@ -372,8 +377,8 @@ public:
         if (*algo == Algo::nvls && in.nodes == 1 &&
             schedule.header().collective == core::CollectiveKind::allreduce &&
             !ctx.topology.is_full_mesh()) {
-          p.message_latency = p.message_latency +
-                              nvls_pipeline_share(schedule, in, ctx.topology, env, p.efficiency);
+          p.message_latency =
+              p.message_latency + nvls_pipeline_share(schedule, in, ctx.topology, p, buffer, env);
         }
       }
     }
@@ -382,10 +387,6 @@ public:
       return schedule; // e.g. NVLS's plain multicast messages: nothing to pipeline
     }
     const core::CollectiveKind c = schedule.header().collective;
-    // NCCL_BUFFSIZE sets the Simple step, and so the smallest slice (a `buffsize` pinned with
-    // --param alone sizes the chunks, not this floor).
-    const std::uint64_t buffer = env.buffer[static_cast<std::size_t>(Proto::simple)].value_or(
-        algorithms::nccl::kDefaultSimpleBuffer);
     return split_messages(schedule, [c, a = *algo, pr = *proto, buffer](std::uint64_t length) {
       return nccl_pieces(c, a, pr, length, buffer);
     });
