@@ -3,7 +3,8 @@
 # (runs that no preset number was fitted to; each file names its source) with the uncalibrated
 # preset of its machine class and prints, per log, collsim's median and p90 |error| below and from
 # 1 MiB beside NCCL's own closed-form estimate on the same rows (docs/validation.md, the sections
-# "... against a published run" and "DGX H100, one node, a full sweep").
+# "... against a published run", "DGX H100, one node, a full sweep" and "DGX A100, one node: two more
+# published sweeps").
 #
 #   bench/validation/published_logs.sh [COLLSIM] [LOG_DIR]
 #
@@ -20,6 +21,8 @@ runs=(
   "nvidia_dgxc_1x8_h100_allreduce_nccl-tests.txt|dgx-h100|"
   "azure_ndv5_2x8_h100_allreduce_nccl-tests.txt|dgx-h100|--ranks 16 --nodes 2"
   "coreweave_gb200_nvl72_allreduce_nccl-tests.txt|gb200-nvl72|--ranks 72 --nodes 1"
+  "galvatron_1x8_a100_40gb_allreduce_nccl-tests.txt|dgx-a100|"
+  "meta_gcm_1x8_a100_80gb_allreduce_nccl-tests.txt|dgx-a100|"
 )
 
 tmp=$(mktemp -d)

@@ -98,12 +98,26 @@ double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t 
   return 0.0;
 }
 
+/// The share of NCCL's NVLink rate that an A100's thread blocks reach when they write their data
+/// into the peer GPU's buffer, as LL and LL128 must (each line carries its flag, so the receiver
+/// polls its own memory; prims_ll.h, prims_ll128.h). Simple reads instead on A100 NVLink: NCCL
+/// turns P2P read on for sm80 GPUs joined by NVLink only (src/graph/paths.cc ncclTopoCheckP2p,
+/// "Enable P2P Read for Ampere/NVLink only"; src/transport/p2p.cc places the Simple buffer at the
+/// sender), the direction in which its 20 GB/s per link holds. Measured, not fitted to a shared
+/// log: on a published one-node sweep of 8 A100-SXM4-40GB (tests/data/published/
+/// galvatron_1x8_a100_40gb_allreduce_nccl-tests.txt) the ring LL128 rows gain 140 GB/s of bus
+/// bandwidth from 4 to 8 MiB and 133 from 8 to 16 MiB, 0.60 of the 225 GB/s that LL128 would
+/// reach at 20 GB/s per link; the shared 1 x 8 A100 log gains 133 (docs/validation.md).
+inline constexpr double kAmpereNvlinkWriteShare = 0.6;
+
 /// Data bytes per link byte inside a node, as NCCL rates a GPU's links (src/graph/topo.h): an
 /// NVLink moves SM80_NVLINK_BW = 20.0 GB/s of a 25 GB/s link on Ampere and earlier, SM90 20.6
 /// of 25, SM100 40.1 of 50 (packet headers and flow control); PCIe width x speed / 80, 12 GB/s
 /// of a Gen3 x16's 15.75. NVLS multicast and in-switch reductions reach nvlsEfficiency of that
-/// (tuning.cc: 0.85 on sm90, 0.74 on sm100). The topology keeps nominal link rates.
-double intra_efficiency(Algo a, const NcclModelInputs& in, const core::Topology& t) {
+/// (tuning.cc: 0.85 on sm90, 0.74 on sm100); LL and LL128 on A100 NVLink the write share above.
+/// The topology keeps nominal link rates.
+double intra_efficiency(Algo a, std::optional<Proto> p, const NcclModelInputs& in,
+                        const core::Topology& t) {
   using namespace nccl_detail;
   if (t.is_full_mesh()) {
     return 1.0; // a textbook platform: its links are what they say
@@ -111,6 +125,9 @@ double intra_efficiency(Algo a, const NcclModelInputs& in, const core::Topology&
   double eff = in.nvlink ? nvlink_scale(in.compute_capability) : kPciScale;
   if (a == Algo::nvls || a == Algo::nvls_tree) {
     eff *= kNvlsEfficiency[cc_index(in.compute_capability)];
+  }
+  if (in.nvlink && in.compute_capability == 80 && p && *p != Proto::simple) {
+    eff *= kAmpereNvlinkWriteShare;
   }
   return eff;
 }
@@ -361,7 +378,7 @@ public:
       const NcclModelInputs in = ctx.topology_spec != nullptr
                                      ? nccl_inputs(*ctx.topology_spec, ctx.topology, ranks)
                                      : nccl_inputs(ctx.topology, ranks);
-      p.intra_node_efficiency = intra_efficiency(*algo, in, ctx.topology) *
+      p.intra_node_efficiency = intra_efficiency(*algo, proto, in, ctx.topology) *
                                 staged_duplex_share(schedule, ctx.topology, ctx.topology_spec);
       p.inter_node_efficiency = nic_efficiency(ctx.topology_spec);
       if (proto) {
