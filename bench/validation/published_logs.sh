@@ -23,6 +23,7 @@ runs=(
   "coreweave_gb200_nvl72_allreduce_nccl-tests.txt|gb200-nvl72|--ranks 72 --nodes 1"
   "galvatron_1x8_a100_40gb_allreduce_nccl-tests.txt|dgx-a100|"
   "meta_gcm_1x8_a100_80gb_allreduce_nccl-tests.txt|dgx-a100|"
+  "oci_2x8_a100_roce_10g_tutorial_nccl-tests.txt|oci-a100-roce|"
 )
 
 tmp=$(mktemp -d)
@@ -47,7 +48,7 @@ def cell(s):
     if not s or s.get("points", 0) == 0:
         return f"{'-':>18}"
     return f"{s['median_abs_err_pct']:6.1f} % ({s['p90_abs_err_pct']:6.1f} %)"
-print(f"{'log':<50} {'scenario':<12} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
+print(f"{'log':<50} {'scenario':<13} {'rows':>4}  {'collsim < 1 MiB':>18}  {'collsim >= 1 MiB':>18}  {'NCCL < 1 MiB':>18}  {'NCCL >= 1 MiB':>18}")
 for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].isdigit() else 0):
     if not name.endswith(".json"):
         continue
@@ -57,7 +58,7 @@ for name in sorted(os.listdir(tmp), key=lambda n: int(n.split('.')[0]) if n[0].i
         continue
     s = d["summary"]
     lib = s.get("library_estimate", {})
-    print(f"{os.path.basename(rows[0]['file']):<50} {d['scenario']:<12} {len(rows):>4}  "
+    print(f"{os.path.basename(rows[0]['file']):<50} {d['scenario']:<13} {len(rows):>4}  "
           f"{cell(s.get('below_1MiB'))}  {cell(s.get('from_1MiB'))}  "
           f"{cell(lib.get('below_1MiB'))}  {cell(lib.get('from_1MiB'))}")
 PY

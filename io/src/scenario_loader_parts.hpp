@@ -69,9 +69,9 @@ constexpr std::array<std::string_view, 16> kClusterKeys{"kind",
                                                         "copy_bandwidth"};
 constexpr std::array<std::string_view, 8> kSystemKeys{
     "kind", "nodes", "node", "network", "placement", "overhead", "gap", "copy_bandwidth"};
-constexpr std::array<std::string_view, 10> kNodeKeys{
-    "gpus", "reduce_bandwidth", "nvlink",      "pcie",     "cpu",
-    "nics", "nic_bandwidth",    "nic_latency", "nic_kind", "nic_efficiency"};
+constexpr std::array<std::string_view, 11> kNodeKeys{
+    "gpus",          "reduce_bandwidth", "nvlink",   "pcie",           "cpu",      "nics",
+    "nic_bandwidth", "nic_latency",      "nic_kind", "nic_efficiency", "nic_ports"};
 constexpr std::array<std::string_view, 5> kNvlinkKinds{"none", "all_to_all", "switch", "bridges",
                                                        "explicit"};
 constexpr std::array<std::string_view, 8> kNvlinkKeys{

@@ -143,6 +143,8 @@ void Loader::node_section(const Located& at, core::TopologySpec& spec) const {
       n.nic_kind = nic_kind(v);
     } else if (k == "nic_efficiency") {
       n.nic_efficiency = share(v);
+    } else if (k == "nic_ports") {
+      n.nic_ports = count(v);
     }
   }
   // A kind written here gives the NIC values not written beside it (in a derived scenario it

@@ -242,7 +242,25 @@ std::uint32_t count_nodes(const core::Topology& t, std::uint32_t ranks,
 
 } // namespace
 
+namespace {
+
+/// The first release whose IB transport merges a card's ports (v2.20.3-1, net_ib.cc).
+constexpr ReleaseCode kFirstMergedNics = 22003;
+
+/// nccl_inputs() with each NIC card's ports counted as NCCL's NET devices.
+NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
+                       std::uint32_t nic_ports);
+
+} // namespace
+
 NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release) {
+  return inputs(t, ranks, release, 1);
+}
+
+namespace {
+
+NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
+                       std::uint32_t nic_ports) {
   if (ranks == 0 || ranks > t.rank_count()) {
     throw core::UsageError(fmt::format("NCCL's model needs 1 to {} ranks on this topology, got {}",
                                        t.rank_count(), ranks));
@@ -327,6 +345,10 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, Releas
         nic_path = NcclPath::sys;
         in.nics = node.nics = std::max<std::uint32_t>(in.nics, 1);
       }
+      // A card's ports are NET devices of their own to NCCL (core::NodeSpec::nic_ports): the
+      // search runs a channel through one port, at most the port's rate.
+      in.nics = node.nics = in.nics * nic_ports;
+      in.net_bw /= nic_ports;
       node.net = in.net_bw;
     }
     for (const core::DeviceId id : t.reducing_switches()) {
@@ -397,6 +419,8 @@ NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, Releas
   return in;
 }
 
+} // namespace
+
 std::uint32_t nvls_channels(const NcclModelInputs& in) {
   const ReleaseCode r = in.release;
   if (!in.nvls_support) {
@@ -461,7 +485,13 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
 
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
                             std::uint32_t ranks, ReleaseCode release) {
-  NcclModelInputs in = nccl_inputs(topology, ranks, release);
+  // From 2.20.3 NCCL's IB transport merges the ports of one card into one NET device of their
+  // summed speed (src/transport/net_ib.cc: NCCL_IB_MERGE_NICS, default 1, joins devices of the
+  // same PCI device, the function digit cleared, and system image GUID); before, every port
+  // was a device of its own.
+  const std::uint32_t ports =
+      spec.kind == "system" && release < kFirstMergedNics ? spec.system.node.nic_ports : 1;
+  NcclModelInputs in = inputs(topology, ranks, release, ports);
   if (spec.kind == "system") {
     const std::string& s = spec.system.node.cpu.inter_socket;
     in.cpu = s == "infinity_fabric" ? NcclCpu::amd : s == "upi" ? NcclCpu::intel : NcclCpu::other;

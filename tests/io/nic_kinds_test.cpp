@@ -113,3 +113,17 @@ TEST_CASE("docs/topology.md lists every NIC kind with its numbers", "[io][scenar
     CHECK(doc.find("| `" + std::string(k.name) + "` |") != std::string::npos);
   }
 }
+
+TEST_CASE("nic_ports: the ports of a NIC card, 1 unless written, at least 1",
+          "[io][scenario][nic_kind]") {
+  CHECK(node_of(parse_scenario(node_scenario("    nics: 8\n"), "one.yaml")).nic_ports == 1);
+  CHECK(node_of(parse_scenario(node_scenario("    nics: 8\n    nic_ports: 2\n"), "two.yaml"))
+            .nic_ports == 2);
+  try {
+    (void)parse_scenario(node_scenario("    nics: 8\n    nic_ports: 0\n"), "zero.yaml");
+    FAIL("nic_ports: 0 was accepted");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()) ==
+          "zero.yaml:7:16: error: topology.node.nic_ports: must be at least 1, got 0");
+  }
+}

@@ -108,7 +108,7 @@ std::vector<BadScenario> bad_scenarios() {
   {"study_stacks_empty.yaml", "study_stacks_empty.yaml:8:13: error: studies[0].stacks: expected at least one stack"},
   {"buffers_unknown.yaml", "buffers_unknown.yaml:5:10: error: buffers: unknown buffer location 'gpu'; valid values are: device, host"},
   // kind: system. Unknown keys, keys of another kind and unknown names, section by section.
-  {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency, nic_kind, nic_efficiency"},
+  {"system_unknown_node_key.yaml", "system_unknown_node_key.yaml:7:5: error: topology.node.nic: unknown key 'nic' (did you mean 'nics'?); valid keys are: gpus, reduce_bandwidth, nvlink, pcie, cpu, nics, nic_bandwidth, nic_latency, nic_kind, nic_efficiency, nic_ports"},
   {"system_unknown_nvlink_key.yaml", "system_unknown_nvlink_key.yaml:9:7: error: topology.node.nvlink.link_bandwith: unknown key 'link_bandwith' (did you mean 'link_bandwidth'?); valid keys are: kind, link_bandwidth, latency, links_per_gpu, sharp, sharp_reduce_bandwidth"},
   {"system_unknown_pcie_key.yaml", "system_unknown_pcie_key.yaml:8:7: error: topology.node.pcie.generation: unknown key 'generation'; valid keys are: gen, lanes, bandwidth, switches, p2p, gdr, latency, switch_latency, staged_duplex_efficiency"},
   {"system_pcie_gdr_maybe.yaml", "system_pcie_gdr_maybe.yaml:7:38: error: topology.node.pcie.gdr: expected true or false, got 'maybe'"},

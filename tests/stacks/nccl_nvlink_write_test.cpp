@@ -23,9 +23,9 @@ struct Run {
   double time = 0.0; // loggp, seconds
 };
 
-/// nccl_ring allreduce of n bytes with `protocol` at 24 channels on the 8 GPUs of one node of
-/// `preset`, lowered by the NCCL stack and timed on loggp.
-Run ring(const char* preset, const char* protocol, std::uint64_t n) {
+/// nccl_ring allreduce of n bytes with `protocol` at `channels` channels on the 8 GPUs of one node
+/// of `preset`, lowered by the NCCL stack and timed on loggp.
+Run ring(const char* preset, const char* protocol, std::uint64_t n, const char* channels = "24") {
   const auto registry = algorithms::make_default_registry();
   const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_ring");
   const core::Scenario s = io::load_scenario(preset);
@@ -35,7 +35,7 @@ Run ring(const char* preset, const char* protocol, std::uint64_t n) {
   req.ranks = 8;
   req.bytes = core::Bytes{n};
   req.topology = &t;
-  req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", "24"}});
+  req.params = algorithms::resolve_params(algo, {{"protocol", protocol}, {"channels", channels}});
   const auto stacks = stacks::default_stacks();
   const core::Schedule out =
       stacks::lower(stacks, registry.generate(algo, req), {t, s.nccl, algo, &s.topology});

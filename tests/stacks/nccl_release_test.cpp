@@ -265,3 +265,29 @@ TEST_CASE("NVLS-tree's starting chunk by release, node count and NCCL's environm
                     Catch::Contains("expected a chunk size in bytes from 4096 to 16777216, got "
                                     "'1k'"));
 }
+
+TEST_CASE("before 2.20.3 NCCL sees each port of a dual-port NIC card, from then on the merged card",
+          "[stacks][nccl][release]") {
+  // OCI BM.GPU4.8: a 2 x 100 Gb/s ConnectX-6 beside each GPU (oci-a100-roce, nic_ports: 2).
+  // NCCL 2.19.3 lists the 16 ports as NET devices and runs one channel a port (12 GB/s of the
+  // search's speeds); 2.20.3's IB transport merges a card's ports (net_ib.cc, NCCL_IB_MERGE_NICS)
+  // into 8 devices of 200 Gb/s, 24 GB/s a channel. On two nodes the 16-channel tree then beats
+  // the ring from 1 GiB (its correction factor ends at 512 MiB), as the shared OCI log's rows
+  // of 1 - 8 GiB, 219 - 238 GB/s of bus bandwidth, say it ran (a ring tops out at the node's
+  // 200 Gb/s x 8 ports there).
+  const auto old_release = inputs("oci-a100-roce", 16, 21903);
+  CHECK(old_release.nics == 16);
+  CHECK(old_release.net_bw == Approx(12.0)); // the card's PCIe x16 Gen4, NCCL's 24 GB/s, per port
+  CHECK(old_release.ring.channels == 16);
+  CHECK(old_release.ring.bw_inter == Approx(12.0));
+  CHECK(choose(old_release, CollectiveKind::allreduce, 8ULL << 30).algo == Algo::tree);
+  const auto merged = inputs("oci-a100-roce", 16, 22003);
+  CHECK(merged.nics == 8);
+  CHECK(merged.net_bw == Approx(24.0));
+  CHECK(merged.ring.channels == 8);
+  CHECK(merged.ring.bw_inter == Approx(24.0));
+  CHECK(choose(merged, CollectiveKind::allreduce, 8ULL << 30).algo == Algo::ring);
+  // One node uses no NIC: the ports change nothing there.
+  CHECK(inputs("oci-a100-roce", 8, 21903).ring.channels ==
+        inputs("oci-a100-roce", 8, 22003).ring.channels);
+}

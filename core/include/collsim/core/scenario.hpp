@@ -124,6 +124,12 @@ struct NodeSpec {
   /// value unless the scenario writes nic_efficiency; 1 without a kind. Stored for the stack
   /// (library) models; topologies, engines and busbw limits use the line rate.
   double nic_efficiency = 1.0;
+  /// Ports of each NIC card, at nic_bandwidth / nic_ports each (OCI BM.GPU4.8: one dual-port
+  /// 2 x 100 Gb/s ConnectX-6 a GPU). NCCL before 2.20.3 sees every port as a NET device of its
+  /// own, one channel a port, so its topology search finds nic_ports x the channels at
+  /// 1 / nic_ports the rate; later releases merge a card's ports into one device. The engines
+  /// see the card, whose ports share one PCIe link (stacks/nccl_inputs.cpp).
+  std::uint32_t nic_ports = 1;
   bool operator==(const NodeSpec&) const = default;
 };
 
