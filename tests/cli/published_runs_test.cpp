@@ -111,6 +111,36 @@ TEST_CASE("docs/validation.md's aws-p5 row against the published p5 run is what 
   CHECK(median < 30.0);
 }
 
+TEST_CASE("bench/validation/azure_nd_published.sh prints the summaries docs/validation.md shows",
+          "[cli][validate][published]") {
+  // Azure's ND H100 v5 and H200 v5 busbw tables (NCCL_ALGO=NVLS, one VM): the script's summary
+  // lines ("# <table>: N points ...", "# pooled: ...") appear verbatim in the docs, so a changed
+  // model changes both or this fails; the pooled median was 1.9 % when they were added.
+  const std::string cmd =
+      fmt::format("bash {0}/bench/validation/azure_nd_published.sh {1} 2>/dev/null",
+                  COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    out += buf;
+  }
+  REQUIRE(pclose(pipe) == 0);
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  std::istringstream lines(out);
+  std::string line;
+  std::size_t summaries = 0;
+  while (std::getline(lines, line)) {
+    if (line.find("median |error|") != std::string::npos) {
+      INFO(line);
+      CHECK(doc.find(line.substr(2)) != std::string::npos); // without the leading "# "
+      ++summaries;
+    }
+  }
+  CHECK(summaries == 3);
+}
+
 TEST_CASE("docs/validation.md's NVLS-tree chunk check on 8 p5 instances is what sim computes",
           "[cli][validate][published]") {
   // NVIDIA/nccl PR 1112: 8 x p5, NCCL 2.19.3, all_reduce_perf 4 GiB on NVLS-tree, 81146 us with
