@@ -33,8 +33,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
+#include <tuple>
 
 namespace collsim::stacks {
 using namespace nccl_detail;
@@ -113,6 +115,47 @@ std::pair<std::uint32_t, std::string> infer_cc(double nvlink_gbs, bool sharp) {
     return {70, fmt::format("NVLink {:g} GB/s per GPU (NVLink 2: Volta)", nvlink_gbs)};
   }
   return {80, "no NVLink: assumed Ampere (sm80)"};
+}
+
+/// The same from the scenario's NVLink section: the generation by its links a GPU and their rate
+/// (NVLink 2: 6 on V100; NVLink 3: 12 on A100; NVLink 4: 18 of 25 GB/s on H100; NVLink 5: 18 of
+/// 50 GB/s on B200). A calibrated profile moves the link rate, not the link count, so an A100
+/// whose fitted links carry 23 GB/s stays an A100 (by the GPU's total, 277 GB/s, it read as a
+/// V100).
+std::optional<std::pair<std::uint32_t, std::string>> infer_cc(const core::NvlinkSpec& nv,
+                                                              std::uint32_t gpus, bool sharp) {
+  std::uint32_t links = 0;
+  if (nv.kind == "switch") {
+    links = nv.links_per_gpu;
+  } else if (nv.kind == "all_to_all") {
+    links = nv.links_per_pair * (gpus > 0 ? gpus - 1 : 0);
+  } else if (nv.kind == "bridges") {
+    links = nv.links_per_pair;
+  } else if (nv.kind == "explicit") {
+    for (const auto& p : nv.links) {
+      links += p.a == 0 || p.b == 0 ? p.links : 0;
+    }
+  }
+  if (links == 0) {
+    return std::nullopt;
+  }
+  const double gbs = nv.link_bandwidth.gbps();
+  const auto said = [&](const char* gen) {
+    return fmt::format("{} NVLinks of {:g} GB/s per GPU ({})", links, gbs, gen);
+  };
+  if (gbs >= 40.0) {
+    return std::pair{100U, said("NVLink 5: Blackwell")};
+  }
+  if (sharp) {
+    return std::pair{90U, std::string("an NVSwitch with NVLink SHARP (Hopper)")};
+  }
+  if (links >= 18) {
+    return std::pair{90U, said("NVLink 4: Hopper")};
+  }
+  if (links >= 12) {
+    return std::pair{80U, said("NVLink 3: Ampere")};
+  }
+  return std::pair{70U, said("NVLink 2: Volta")};
 }
 
 /// What the channel search needs to know about one node.
@@ -249,18 +292,18 @@ constexpr ReleaseCode kFirstMergedNics = 22003;
 
 /// nccl_inputs() with each NIC card's ports counted as NCCL's NET devices.
 NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
-                       std::uint32_t nic_ports);
+                       std::uint32_t nic_ports, const core::NodeSpec* spec_node);
 
 } // namespace
 
 NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release) {
-  return inputs(t, ranks, release, 1);
+  return inputs(t, ranks, release, 1, nullptr);
 }
 
 namespace {
 
 NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
-                       std::uint32_t nic_ports) {
+                       std::uint32_t nic_ports, const core::NodeSpec* spec_node) {
   if (ranks == 0 || ranks > t.rank_count()) {
     throw core::UsageError(fmt::format("NCCL's model needs 1 to {} ranks on this topology, got {}",
                                        t.rank_count(), ranks));
@@ -302,7 +345,12 @@ NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode
         in.gpu_pci_bw = std::max(in.gpu_pci_bw, l.bandwidth.gbps() * kPciScale);
       }
     }
-    const auto [cc, why] = infer_cc(nvlink_rate, sharp);
+    auto [cc, why] = infer_cc(nvlink_rate, sharp);
+    if (spec_node != nullptr && nvlink_rate > 0.0) {
+      if (const auto by_links = infer_cc(spec_node->nvlink, spec_node->gpus, sharp)) {
+        std::tie(cc, why) = *by_links;
+      }
+    }
     in.compute_capability = cc;
     in.compute_capability_from = why;
     in.nvlink = nvlink_rate > 0.0;
@@ -491,7 +539,8 @@ NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology
   // was a device of its own.
   const std::uint32_t ports =
       spec.kind == "system" && release < kFirstMergedNics ? spec.system.node.nic_ports : 1;
-  NcclModelInputs in = inputs(topology, ranks, release, ports);
+  NcclModelInputs in =
+      inputs(topology, ranks, release, ports, spec.kind == "system" ? &spec.system.node : nullptr);
   if (spec.kind == "system") {
     const std::string& s = spec.system.node.cpu.inter_socket;
     in.cpu = s == "infinity_fabric" ? NcclCpu::amd : s == "upi" ? NcclCpu::intel : NcclCpu::other;

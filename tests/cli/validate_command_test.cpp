@@ -186,7 +186,7 @@ TEST_CASE("the shipped calibrated profiles reproduce their held-out errors in do
     double from_median;  ///< from 1 MiB on
   };
   const Profile profiles[] = {
-      {"dgx-a100-calibrated", "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt", 2.2, 10.1},
+      {"dgx-a100-calibrated", "a100sxm4_80gb_1x8_allreduce_128M_nccl-tests-2.19.4.txt", 1.4, 10.7},
       {"dgx-h100-calibrated", "bitdeer_1x8_h100_sxm_allreduce_nccl-tests.txt", -1, 1.0},
       {"dgx-a100-hdr-calibrated", "deepops_4x8_dgxa100_hdr_ib_allreduce_nccl-tests.txt", -1, 2.6},
   };
