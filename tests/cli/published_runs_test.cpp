@@ -46,6 +46,19 @@ std::map<std::pair<int, long long>, double> published_busbw(const std::string& p
   return out;
 }
 
+/// What a bench/validation script prints on standard output; fails the test when it exits non-zero.
+std::string script_output(const std::string& cmd) {
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    out += buf;
+  }
+  REQUIRE(pclose(pipe) == 0);
+  return out;
+}
+
 /// A published nccl-tests log (tests/data/published/FILE) validated with `args`: its rows, each
 /// run with `algorithm` (the library's choice; nullptr: not checked here), and the docs' section
 /// `heading` of docs/validation.md.
@@ -119,14 +132,7 @@ TEST_CASE("bench/validation/azure_nd_published.sh prints the summaries docs/vali
   const std::string cmd =
       fmt::format("bash {0}/bench/validation/azure_nd_published.sh {1} 2>/dev/null",
                   COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
-    out += buf;
-  }
-  REQUIRE(pclose(pipe) == 0);
+  const std::string out = script_output(cmd);
   const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
   std::istringstream lines(out);
   std::string line;
@@ -266,14 +272,7 @@ TEST_CASE("bench/validation/published_logs.sh prints the table docs/validation.m
   const std::string cmd = fmt::format("bash {0}/bench/validation/published_logs.sh {1} "
                                       "{0}/tests/data/published 2>/dev/null",
                                       COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
-    out += buf;
-  }
-  REQUIRE(pclose(pipe) == 0);
+  const std::string out = script_output(cmd);
   const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
   std::istringstream lines(out);
   std::string line;
