@@ -110,6 +110,16 @@ double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t 
 /// reach at 20 GB/s per link; the shared 1 x 8 A100 log gains 133 (docs/validation.md).
 inline constexpr double kAmpereNvlinkWriteShare = 0.6;
 
+/// The share of a V100's NVLink 2 links that its thread blocks reach, in place of NCCL's 20 of 25
+/// GB/s (SM70_NVLINK_BW, which NCCL's own choice keeps): measured, not fitted to a shared log. A
+/// published all_reduce_perf of 8 V100-SXM2 on the hybrid cube-mesh (OCI BM.GPU3.8, NCCL of NGC's
+/// TensorFlow 24.06 container; oracle-japan/ocitutorials,
+/// tutorials/_hpc/spinup-ml-instance-cntnd.md) takes 13867 us for 1 GiB, 135.5 GB/s of bus
+/// bandwidth over the ring's 6 links a GPU: 22.6 GB/s a link, 0.90 of 25, where NCCL's 20 GB/s
+/// gives 120 (13 % slow). A100 and H100 runs reach NCCL's figures (228 - 232 GB/s at 1 GiB on 12
+/// links, 370 on 18; docs/stacks.md), so only sm70 moves.
+inline constexpr double kVoltaNvlinkShare = 135.5 / 150.0;
+
 /// Data bytes per link byte inside a node, as NCCL rates a GPU's links (src/graph/topo.h): an
 /// NVLink moves SM80_NVLINK_BW = 20.0 GB/s of a 25 GB/s link on Ampere and earlier, SM90 20.6
 /// of 25, SM100 40.1 of 50 (packet headers and flow control); PCIe width x speed / 80, 12 GB/s
@@ -122,7 +132,9 @@ double intra_efficiency(Algo a, std::optional<Proto> p, const NcclModelInputs& i
   if (t.is_full_mesh()) {
     return 1.0; // a textbook platform: its links are what they say
   }
-  double eff = in.nvlink ? nvlink_scale(in.compute_capability) : kPciScale;
+  double eff = !in.nvlink                    ? kPciScale
+               : in.compute_capability == 70 ? kVoltaNvlinkShare
+                                             : nvlink_scale(in.compute_capability);
   if (a == Algo::nvls || a == Algo::nvls_tree) {
     eff *= kNvlsEfficiency[cc_index(in.compute_capability)];
   }

@@ -305,8 +305,9 @@ TEST_CASE("NCCL's rings on DGX-1's NVLink mesh follow direct NVLinks and spread 
   st.sizes = {req.bytes};
   const auto rows = analysis::run_study(s, st, registry).rows;
   REQUIRE(rows.size() == 1);
-  // 6 rings x NCCL's 20 GB/s per NVLink 2 (SM70's rate of a 25 GB/s link).
-  CHECK(rows[0].busbw.gbps() == Approx(120.0).epsilon(0.02));
+  // 6 rings x 22.6 GB/s per NVLink 2, the rate a published V100 run measures (docs/stacks.md,
+  // "V100's NVLink 2 at its measured rate"; NCCL's own SM70 figure, 20 GB/s, gave 120).
+  CHECK(rows[0].busbw.gbps() == Approx(135.5).epsilon(0.02));
 }
 
 namespace {

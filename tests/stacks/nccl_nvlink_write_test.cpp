@@ -80,3 +80,14 @@ TEST_CASE("A100 ring LL128 gains the measured 133 - 140 GB/s of bus bandwidth pe
   CHECK(hi < 140.0 * 1.05);
   // Without the share LL128 gained about 220 GB/s (0.94 x 240): the test fails there.
 }
+
+TEST_CASE("a V100 ring moves 1 GiB at the published 135.5 GB/s of bus bandwidth, not NCCL's 120",
+          "[stacks][nccl]") {
+  // OCI BM.GPU3.8 (8 x V100-SXM2 on the hybrid cube-mesh): all_reduce_perf 1 GiB in 13867 us
+  // (oracle-japan/ocitutorials, tutorials/_hpc/spinup-ml-instance-cntnd.md). NCCL's ring runs 6
+  // search channels (one NVLink each way a GPU), 12 blocks; at 22.6 GB/s a link the bus bandwidth
+  // is 6 x 22.6 = 135.5 GB/s; NCCL's 20 GB/s would give 120 and 15.7 ms.
+  const Run v100 = ring("dgx1-v100", "simple", 1ULL << 30, "12");
+  CHECK(v100.intra_efficiency == Approx(135.5 / 150.0));
+  CHECK(v100.time == Approx(13867e-6).epsilon(0.01));
+}
