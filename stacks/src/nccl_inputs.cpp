@@ -290,20 +290,16 @@ namespace {
 /// The first release whose IB transport merges a card's ports (v2.20.3-1, net_ib.cc).
 constexpr ReleaseCode kFirstMergedNics = 22003;
 
-/// nccl_inputs() with each NIC card's ports counted as NCCL's NET devices.
+/// nccl_inputs(), reading what the graph does not keep from the scenario's node where there is
+/// one (`spec_node`): its NVLink link count (the GPU generation) and its NIC cards' ports.
 NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
-                       std::uint32_t nic_ports, const core::NodeSpec* spec_node);
-
-} // namespace
-
-NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release) {
-  return inputs(t, ranks, release, 1, nullptr);
-}
-
-namespace {
-
-NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release,
-                       std::uint32_t nic_ports, const core::NodeSpec* spec_node) {
+                       const core::NodeSpec* spec_node) {
+  // From 2.20.3 NCCL's IB transport merges the ports of one card into one NET device of their
+  // summed speed (src/transport/net_ib.cc: NCCL_IB_MERGE_NICS, default 1, joins devices of the
+  // same PCI device, the function digit cleared, and system image GUID); before, every port
+  // was a device of its own.
+  const std::uint32_t nic_ports =
+      spec_node != nullptr && release < kFirstMergedNics ? spec_node->nic_ports : 1;
   if (ranks == 0 || ranks > t.rank_count()) {
     throw core::UsageError(fmt::format("NCCL's model needs 1 to {} ranks on this topology, got {}",
                                        t.rank_count(), ranks));
@@ -469,6 +465,10 @@ NcclModelInputs inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode
 
 } // namespace
 
+NcclModelInputs nccl_inputs(const core::Topology& t, std::uint32_t ranks, ReleaseCode release) {
+  return inputs(t, ranks, release, nullptr);
+}
+
 std::uint32_t nvls_channels(const NcclModelInputs& in) {
   const ReleaseCode r = in.release;
   if (!in.nvls_support) {
@@ -533,14 +533,8 @@ std::uint64_t nvls_tree_chunk(const NcclModelInputs& in) {
 
 NcclModelInputs nccl_inputs(const core::TopologySpec& spec, const core::Topology& topology,
                             std::uint32_t ranks, ReleaseCode release) {
-  // From 2.20.3 NCCL's IB transport merges the ports of one card into one NET device of their
-  // summed speed (src/transport/net_ib.cc: NCCL_IB_MERGE_NICS, default 1, joins devices of the
-  // same PCI device, the function digit cleared, and system image GUID); before, every port
-  // was a device of its own.
-  const std::uint32_t ports =
-      spec.kind == "system" && release < kFirstMergedNics ? spec.system.node.nic_ports : 1;
   NcclModelInputs in =
-      inputs(topology, ranks, release, ports, spec.kind == "system" ? &spec.system.node : nullptr);
+      inputs(topology, ranks, release, spec.kind == "system" ? &spec.system.node : nullptr);
   if (spec.kind == "system") {
     const std::string& s = spec.system.node.cpu.inter_socket;
     in.cpu = s == "infinity_fabric" ? NcclCpu::amd : s == "upi" ? NcclCpu::intel : NcclCpu::other;
