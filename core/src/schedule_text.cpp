@@ -23,8 +23,9 @@
 // `agent N { ... }`) and `protocol NAME efficiency=E launch=S message_latency=S
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
 // [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]
+// [rendezvous_window_bytes=N] [rendezvous_read_bytes=N] [intra_node_rendezvous_bytes=N]
 // [proxy_overhead=S] [agents_copy]` (seconds, bytes per second; NCCL's LL/LL128/Simple; the
-// optional fields are core::Protocol's, in its order).
+// optional fields are core::Protocol's, in its order; protocol_text.cpp prints the line).
 
 #include "collsim/core/errors.hpp"
 #include "collsim/core/layout.hpp"
@@ -67,36 +68,7 @@ std::string print_schedule(const Schedule& s) {
     fmt::format_to(it, "agents {}\n", fmt::join(h.agents, " "));
   }
   if (!(h.protocol == Protocol{})) {
-    const Protocol& pr = h.protocol;
-    fmt::format_to(it,
-                   "protocol {} efficiency={} launch={} message_latency={} inter_node_latency={}",
-                   pr.name.empty() ? "-" : pr.name, pr.efficiency, pr.launch.value,
-                   pr.message_latency.value, pr.inter_node_latency.value);
-    // Appended only when set, so that earlier schedule files read as before.
-    fmt::format_to(it, "{}", pr.port_per_link ? " ports=per_link" : "");
-    if (pr.stream_bandwidth.bytes_per_second > 0.0) {
-      fmt::format_to(it, " stream_bandwidth={}", pr.stream_bandwidth.bytes_per_second);
-    }
-    if (pr.intra_node_efficiency != 1.0) {
-      fmt::format_to(it, " intra_node_efficiency={}", pr.intra_node_efficiency);
-    }
-    if (pr.inter_node_efficiency != 1.0) {
-      fmt::format_to(it, " inter_node_efficiency={}", pr.inter_node_efficiency);
-    }
-    if (pr.fifo_slots != 0) {
-      fmt::format_to(it, " fifo_slots={}", pr.fifo_slots);
-    }
-    if (pr.intra_node_overhead.value >= 0.0) {
-      fmt::format_to(it, " intra_node_overhead={}", pr.intra_node_overhead.value);
-    }
-    if (pr.rendezvous_bytes != 0) {
-      fmt::format_to(it, " rendezvous_bytes={}", pr.rendezvous_bytes);
-    }
-    if (pr.proxy_overhead.value > 0.0) {
-      fmt::format_to(it, " proxy_overhead={}", pr.proxy_overhead.value);
-    }
-    fmt::format_to(it, "{}", pr.agents_copy ? " agents_copy" : "");
-    fmt::format_to(it, "\n");
+    fmt::format_to(it, "{}\n", protocol_line(h.protocol));
   }
   for (Rank r = 0; r < s.participants(); ++r) {
     fmt::format_to(it, "{} {} {{\n", r < s.ranks() ? "rank" : "agent", r);
@@ -275,9 +247,22 @@ public:
           fail("intra_node_overhead must be at least 0");
         }
       }
-      if (!at_line_end() && peek_char() == 'r') {
+      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_bytes")) {
         expect_literal("rendezvous_bytes=");
         h.protocol.rendezvous_bytes = read_uint("the rendezvous threshold in bytes");
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_window")) {
+        expect_literal("rendezvous_window_bytes=");
+        h.protocol.rendezvous_window_bytes = read_uint("the bytes granted per handshake");
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_read")) {
+        expect_literal("rendezvous_read_bytes=");
+        h.protocol.rendezvous_read_bytes = read_uint("the bytes from which one read moves it");
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_rendezvous")) {
+        expect_literal("intra_node_rendezvous_bytes=");
+        h.protocol.intra_node_rendezvous_bytes =
+            read_uint("the rendezvous threshold inside a node in bytes");
       }
       if (!at_line_end() && text_.substr(pos_).starts_with("proxy_overhead")) {
         expect_literal("proxy_overhead=");

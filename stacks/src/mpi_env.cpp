@@ -12,11 +12,17 @@
 #include <cctype>
 #include <charconv>
 #include <string_view>
+#include <utility>
 
 namespace collsim::stacks {
 namespace {
 
-constexpr std::array<std::string_view, 2> kRead{"UCX_RNDV_THRESH", "UCX_TLS"};
+constexpr std::array<std::string_view, 6> kRead{"UCX_RNDV_THRESH",
+                                                "UCX_TLS",
+                                                "FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE",
+                                                "FI_EFA_INTER_MIN_READ_MESSAGE_SIZE",
+                                                "FI_EFA_SHM_MAX_MEDIUM_SIZE",
+                                                "FI_EFA_TX_MIN_CREDITS"};
 
 /// UCX v1.12's transport names and the aliases of ucp_tl_aliases (src/ucp/core/ucp_context.c).
 constexpr std::array<std::string_view, 40> kTransports{
@@ -111,6 +117,34 @@ std::uint64_t memunits(const core::MpiSpec& spec, const std::string& name,
   return n * scale;
 }
 
+/// A libfabric size parameter (fi_param_get_size_t: a decimal count of bytes); at least `least`.
+std::uint64_t fi_size(const core::MpiSpec& spec, const std::string& name, const std::string& value,
+                      std::uint64_t least) {
+  const std::string v = lower(value);
+  std::uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc{} || end != v.data() + v.size() || v.empty() || n < least) {
+    fail(spec, name,
+         fmt::format("expected a whole number{} (libfabric reads it as a decimal count), got '{}'",
+                     least > 0 ? fmt::format(" of at least {}", least) : std::string{}, value));
+  }
+  return n;
+}
+
+void read_efa(const core::MpiSpec& spec, EfaEnv& efa) {
+  const std::array<std::pair<std::string_view, std::uint64_t*>, 4> vars{{
+      {"FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE", &efa.inter_max_medium_bytes},
+      {"FI_EFA_INTER_MIN_READ_MESSAGE_SIZE", &efa.inter_min_read_bytes},
+      {"FI_EFA_SHM_MAX_MEDIUM_SIZE", &efa.shm_max_medium_bytes},
+      {"FI_EFA_TX_MIN_CREDITS", &efa.tx_min_credits},
+  }};
+  for (const auto& [name, field] : vars) {
+    if (const auto it = spec.env.find(std::string(name)); it != spec.env.end()) {
+      *field = fi_size(spec, it->first, it->second, name == "FI_EFA_TX_MIN_CREDITS" ? 1 : 0);
+    }
+  }
+}
+
 } // namespace
 
 MpiEnv parse_mpi_env(const core::MpiSpec* spec) {
@@ -146,6 +180,7 @@ MpiEnv parse_mpi_env(const core::MpiSpec* spec) {
     }
     env.shared_memory = shared_memory_copies(env.tls, env.tls_excluded);
   }
+  read_efa(*spec, env.efa);
   return env;
 }
 

@@ -42,11 +42,50 @@ core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx) {
   return s;
 }
 
+bool over_efa(const LowerContext& ctx) {
+  return ctx.topology_spec != nullptr && ctx.topology_spec->kind == "system" &&
+         ctx.topology_spec->system.node.nic_kind == "efa";
+}
+
+namespace {
+
+/// libfabric v1.18.0's efa provider (mpi_paths.hpp), its protocols chosen per message as
+/// rxr_msg_select_rtm does (prov/efa/src/rdm/rxr_msg.c):
+/// - between nodes: one packet (eager) or several (medium) without a handshake up to
+///   FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE; above it the long-CTS protocol, whose receiver grants
+///   tx_min_credits packets of payload a time and the next grant once they are in
+///   (rxr_pkt_type_misc.c: recv_length = tx_min_credits x max_data_payload_size;
+///   rxr_pkt_type_data.c posts the next CTS when the window is used up): a handshake per window;
+///   from FI_EFA_INTER_MIN_READ_MESSAGE_SIZE the receiver reads the message by RDMA read after
+///   one handshake. A packet carries about the MTU, 8 KiB (man/fi_efa.7.md).
+/// - inside a node through the shm provider: eager up to FI_EFA_SHM_MAX_MEDIUM_SIZE, above it
+///   the long-read protocol (the receiver reads, then an end-of-read back: one handshake). In
+///   v1.18.0 shm's read never takes the single-copy CMA path (smr_select_proto tests
+///   `cma_avail && FI_HMEM_SYSTEM`, a constant 0; v1.18.1 compares the buffer's iface), so
+///   every byte is copied twice, through shm's bounce buffers, as its eager messages are.
+void efa_protocols(core::Protocol& p, const EfaEnv& efa) {
+  constexpr std::uint64_t kPacketBytes = 8192;
+  p.rendezvous_bytes = efa.inter_max_medium_bytes;
+  p.rendezvous_window_bytes = efa.tx_min_credits * kPacketBytes;
+  p.rendezvous_read_bytes = efa.inter_min_read_bytes;
+  p.intra_node_rendezvous_bytes = efa.shm_max_medium_bytes;
+  if (p.intra_node_overhead.value < 0) {
+    p.intra_node_efficiency *= 0.5;
+  }
+}
+
+} // namespace
+
 core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
   const MpiEnv env = parse_mpi_env(ctx.mpi);
   core::Protocol p = s.header().protocol;
-  p.rendezvous_bytes = env.rendezvous_bytes;
   p.launch = core::Seconds{p.launch.value + env.call_overhead.value};
+  if (over_efa(ctx)) {
+    efa_protocols(p, env.efa);
+    s.set_protocol(p);
+    return s;
+  }
+  p.rendezvous_bytes = env.rendezvous_bytes;
   if (env.shared_memory == SharedMemoryCopies::two && p.intra_node_overhead.value < 0) {
     // Each byte copied twice by the cores, into the shared FIFO and out of it (mpi_env.hpp):
     // half the rate of the single copy a route inside the node prices. Not where the library

@@ -23,9 +23,16 @@ namespace collsim::stacks::detail {
 /// on host buffers or ranks that are not GPUs.
 core::Schedule gpu_direct(core::Schedule s, const LowerContext& ctx);
 
-/// Host buffers moved by UCX's tag protocols (stacks/mpi_env.hpp): rendezvous above the
-/// threshold, the library's per-call cost at the start of every rank.
+/// Host buffers moved by the fabric's point-to-point protocols, the library's per-call cost at
+/// the start of every rank: UCX's tag protocols (stacks/mpi_env.hpp: rendezvous above the
+/// threshold), or on AWS EFA libfabric's efa provider (Open MPI's pml cm with mtl ofi, MPICH's
+/// ch4:ofi; UCX has no EFA transport): eager and medium messages, windowed long-CTS and RDMA
+/// read between nodes, eager and read handshakes through two copies inside a node
+/// (mpi_paths.cpp, efa_protocols).
 core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx);
+
+/// Whether the scenario's NICs are AWS EFA (`nic_kind: efa`), whose MPI transport is libfabric.
+bool over_efa(const LowerContext& ctx);
 
 /// The data path of an MPI library over UCX that runs the schedule as generated: GPU-direct on
 /// device buffers with UCX's protocols for GPU memory (ucx_device_protocols), UCX's tag

@@ -201,4 +201,22 @@ TEST_CASE("the text form carries every optional protocol field and rejects a bad
   CHECK(core::parse_schedule(core::print_schedule(copying)) == copying);
   CHECK_THROWS_WITH(core::parse_schedule(head + " agents_cop\nrank 0 {\n}\n", "x"),
                     "x:7:78: error: expected 'agents_copy'");
+  // libfabric efa's thresholds (stacks/mpi_paths.cpp): windows, the read size, a node's own.
+  const std::string efa_fields = " rendezvous_bytes=65536 rendezvous_window_bytes=262144 "
+                                 "rendezvous_read_bytes=1048576 intra_node_rendezvous_bytes=4096";
+  const core::Schedule efa = core::parse_schedule(head + efa_fields + "\nrank 0 {\n}\n", "x");
+  const core::Protocol& e = efa.header().protocol;
+  CHECK(e.rendezvous_bytes == 65536);
+  CHECK(e.rendezvous_window_bytes == 262144);
+  CHECK(e.rendezvous_read_bytes == 1048576);
+  CHECK(e.intra_node_rendezvous_bytes == 4096);
+  CHECK(core::print_schedule(efa).find(efa_fields + "\n") != std::string::npos);
+  CHECK(core::parse_schedule(core::print_schedule(efa)) == efa);
+  // A node's threshold of 0 (every message inside a node eager) is not the default.
+  const core::Schedule eager_in = core::parse_schedule(
+      head + " rendezvous_bytes=8192 intra_node_rendezvous_bytes=0\nrank 0 {\n}\n", "x");
+  CHECK(eager_in.header().protocol.intra_node_rendezvous_bytes == 0);
+  CHECK(core::parse_schedule(core::print_schedule(eager_in)) == eager_in);
+  CHECK_THROWS_WITH(core::parse_schedule(head + " rendezvous_window_bytes=x\nrank 0 {\n}\n", "x"),
+                    "x:7:102: error: expected the bytes granted per handshake");
 }

@@ -1,6 +1,7 @@
-// Three library-level costs of core::Protocol that both engines price: a shared-memory transport
+// Library-level costs of core::Protocol that both engines price: a shared-memory transport
 // without MPI's matching (intra_node_overhead: HCOLL's basesmuma), the rendezvous handshake
-// above a size (rendezvous_bytes: UCX's rndv, ob1's RTS/CTS), and a network proxy that posts
+// above a size (rendezvous_bytes: UCX's rndv, ob1's RTS/CTS; windows and a node's own threshold:
+// libfabric efa), and a network proxy that posts
 // a rank's messages between nodes one at a time (proxy_overhead: NCCL). Formulas in the tests.
 
 #include "collsim/engines/loggp.hpp"
@@ -98,6 +99,48 @@ TEST_CASE("a message above the rendezvous threshold waits two more latencies, on
     CHECK(run(one_message(2, kM, at), t) == Approx(eager));
     CHECK(run(one_message(2, kM, below), t) - eager == Approx(2 * l).epsilon(1e-3));
   }
+}
+
+TEST_CASE("a windowed rendezvous pays a handshake per window below the read size, one from it, "
+          "and a node's own threshold inside it",
+          "[engines][protocol]") {
+  // libfabric efa's long-CTS protocol (core::Protocol::rendezvous_window_bytes): a message of m
+  // bytes between nodes above the threshold T and below the read size R waits ceil(m / W)
+  // handshakes of two latencies each, one per window of W granted bytes: time = eager time +
+  // 2 l ceil(m / W). From R the receiver reads it after one handshake: eager + 2 l. Inside a
+  // node the threshold intra_node_rendezvous_bytes replaces T, with one handshake.
+  const core::Topology t = cpu_nodes();
+  const double l = t.route_cost_between(t.device_of(0), t.device_of(2)).latency.value;
+  const double l_in = t.route_cost_between(t.device_of(0), t.device_of(1)).latency.value;
+  core::Protocol efa;
+  efa.rendezvous_bytes = 65536;
+  efa.rendezvous_window_bytes = 262144;
+  efa.rendezvous_read_bytes = 1048576;
+  efa.intra_node_rendezvous_bytes = 4096;
+  for (const auto& [name, run] : {std::pair{"loggp", &loggp}, std::pair{"simgrid", &simgrid}}) {
+    CAPTURE(name);
+    const auto extra = [&](core::Rank to, std::uint64_t m) {
+      return run(one_message(to, m, efa), t) - run(one_message(to, m, {}), t);
+    };
+    CHECK(extra(2, 65536) == Approx(0.0).margin(1e-12));        // medium: no handshake
+    CHECK(extra(2, 262144) == Approx(2 * l).epsilon(1e-3));     // one window
+    CHECK(extra(2, 262145) == Approx(4 * l).epsilon(1e-3));     // two windows
+    CHECK(extra(2, 1048575) == Approx(8 * l).epsilon(1e-3));    // four windows
+    CHECK(extra(2, 1048576) == Approx(2 * l).epsilon(1e-3));    // read: one handshake
+    CHECK(extra(1, 4096) == Approx(0.0).margin(1e-12));         // shm eager
+    CHECK(extra(1, 4097) == Approx(2 * l_in).epsilon(1e-3));    // shm read
+    CHECK(extra(1, 1048575) == Approx(2 * l_in).epsilon(1e-3)); // no windows inside
+  }
+  // The rule itself, as both engines ask it.
+  CHECK(core::rendezvous_handshakes(efa, 524288, false) == 2);
+  CHECK(core::rendezvous_handshakes(efa, 8192, true) == 1);
+  core::Protocol ucx;
+  ucx.rendezvous_bytes = 8192; // one threshold for both, no windows (UCX)
+  CHECK(core::rendezvous_handshakes(ucx, 8193, true) == 1);
+  CHECK(core::rendezvous_handshakes(ucx, 1 << 20, false) == 1);
+  CHECK(core::rendezvous_handshakes(ucx, 8192, false) == 0);
+  efa.intra_node_rendezvous_bytes = 0; // every message inside a node eager
+  CHECK(core::rendezvous_handshakes(efa, 1 << 20, true) == 0);
 }
 
 TEST_CASE("over a shared-memory protocol the readers copy: a rank read by three peers is not "

@@ -331,7 +331,10 @@ private:
     if (!wire_.empty()) {
       wire_[recv].first = inject;
     }
-    const double route_latency = latency(rc, r, peer) * (rendezvous(m) ? 3 : 1);
+    const double route_latency =
+        latency(rc, r, peer) *
+        static_cast<double>(
+            1 + 2 * core::rendezvous_handshakes(protocol_, m, routes_.same_node(r, peer)));
     if (stream_free != nullptr && finish > stream_end) {
       // Its last byte has left once its stretches of the links have passed, after its block
       // moved it: the receiver has it no earlier (as simgrid's flow ends).
@@ -460,11 +463,6 @@ private:
   /// where that is larger. NCCL's hwLatencies are whole per-step latencies measured over a link
   /// class (algorithms.md 3.1), so they replace the route's latency rather than add to it; the
   /// route still bounds it from below (a slower fabric than NCCL's tables assume).
-  /// Whether a message of m payload bytes waits for the rendezvous handshake (Protocol::
-  /// rendezvous_bytes): its data then flies after two more latencies (the request and the reply).
-  [[nodiscard]] bool rendezvous(std::uint64_t m) const {
-    return protocol_.rendezvous_bytes > 0 && m > protocol_.rendezvous_bytes;
-  }
   [[nodiscard]] double latency(const core::RouteCost& rc, Rank from, Rank to) const {
     if (plain_) {
       return rc.latency.value;

@@ -513,11 +513,12 @@ private:
       }
       // Where the engine adds latencies, a message's comes after its flow (engine_latency_).
       double begin = inject + (engine_latency_ ? 0.0 : proto_.extra_latency(route, r, peer));
-      if (proto_.protocol().rendezvous_bytes > 0 && m > proto_.protocol().rendezvous_bytes) {
-        // The rendezvous handshake (Protocol::rendezvous_bytes): the request and the reply, each
-        // a message's latency, before the data flow starts (as on the loggp engine).
-        begin += 2 * (route.latency + proto_.extra_latency(route, r, peer));
-      }
+      // The rendezvous handshakes (core::rendezvous_handshakes): the request and the reply, each
+      // a message's latency, before the data flow starts (as on the loggp engine).
+      begin += 2.0 *
+               static_cast<double>(
+                   core::rendezvous_handshakes(proto_.protocol(), m, proto_.same_node(r, peer))) *
+               (route.latency + proto_.extra_latency(route, r, peer));
       if (begin - now() > kEpsilon) {
         delay_until(r, begin, id);
       } else {

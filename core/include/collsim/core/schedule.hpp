@@ -124,6 +124,22 @@ struct Protocol {
   /// clear-to-send) coming back: two more route latencies before its data (UCX's rndv protocol,
   /// src/ucp/tag/rndv.c; Open MPI ob1's pml_ob1_sendreq.c). 0: every message eager.
   std::uint64_t rendezvous_bytes = 0;
+  /// A rendezvous message between nodes of fewer than `rendezvous_read_bytes` payload bytes moves
+  /// in windows of this many bytes, each granted by a clear-to-send of its own: a handshake per
+  /// window (libfabric's efa provider, long-CTS protocol: the receiver grants 32 packets of
+  /// payload a time and sends the next grant when they are in, rxr_pkt_type_misc.c and
+  /// rxr_pkt_type_data.c in v1.18.0). 0: one handshake whatever the length.
+  std::uint64_t rendezvous_window_bytes = 0;
+  /// From this many payload bytes a rendezvous message between nodes is read by the receiver in
+  /// one RDMA read after one handshake, windows or not (libfabric efa's read protocol,
+  /// FI_EFA_INTER_MIN_READ_MESSAGE_SIZE). 0: windows at every length.
+  std::uint64_t rendezvous_read_bytes = 0;
+  /// The rendezvous threshold of messages inside a node where it differs from the one between
+  /// nodes (libfabric efa over its shm peer: eager up to 4096 bytes, a read handshake above,
+  /// where the network's eager and medium protocols go to 64 KiB); kAsBetweenNodes: the same
+  /// `rendezvous_bytes`; 0: every message inside a node eager.
+  std::uint64_t intra_node_rendezvous_bytes = kAsBetweenNodes;
+  static constexpr std::uint64_t kAsBetweenNodes = ~std::uint64_t{0};
   /// The network proxy's CPU time per message between nodes (NCCL: one progress thread per GPU
   /// posts every network step of all its channels, src/transport/net.cc): such a message leaves
   /// no earlier than its sender's proxy is free, and holds the proxy this long, so that a rank's
@@ -137,6 +153,28 @@ struct Protocol {
   bool agents_copy = false;
   bool operator==(const Protocol&) const = default;
 };
+
+/// How many handshakes a message of m payload bytes waits for before its data arrives under `p`
+/// (0: eager), between two ranks of one node or not: one per rendezvous message, one per window
+/// for a windowed one (Protocol::rendezvous_window_bytes). Each costs the engines two more route
+/// latencies (the request and the grant).
+[[nodiscard]] inline std::uint64_t rendezvous_handshakes(const Protocol& p, std::uint64_t m,
+                                                         bool same_node) {
+  if (same_node) {
+    const std::uint64_t t = p.intra_node_rendezvous_bytes == Protocol::kAsBetweenNodes
+                                ? p.rendezvous_bytes
+                                : p.intra_node_rendezvous_bytes;
+    return t > 0 && m > t ? 1 : 0;
+  }
+  if (p.rendezvous_bytes == 0 || m <= p.rendezvous_bytes) {
+    return 0;
+  }
+  if (p.rendezvous_window_bytes > 0 &&
+      (p.rendezvous_read_bytes == 0 || m < p.rendezvous_read_bytes)) {
+    return (m + p.rendezvous_window_bytes - 1) / p.rendezvous_window_bytes;
+  }
+  return 1;
+}
 
 /// What a schedule computes: the collective, the rank count, the message size in nccl-tests'
 /// convention (allreduce/reduce/bcast: the vector on each rank; allgather/reduce_scatter/alltoall/
@@ -383,6 +421,9 @@ private:
 
 /// The stable text form (GOAL-like, diffable). parse_schedule(print_schedule(s)) == s.
 std::string print_schedule(const Schedule& s);
+/// The text form's `protocol ...` line of `p` (without the newline): the required fields, then
+/// each optional one that differs from its default (core/src/schedule_text.cpp has the grammar).
+std::string protocol_line(const Protocol& p);
 /// Parses the text form; errors are ScheduleError with "name:line:column: error: ...".
 Schedule parse_schedule(std::string_view text, std::string_view source_name = "<schedule>");
 

@@ -11,6 +11,16 @@
 //   UCX_TLS          the transports (a comma list of UCX's names and aliases, `^` in front to
 //                    exclude them): checked against UCX's list; what it leaves for messages
 //                    inside a node is priced (shared_memory_copies), the rest alike.
+// and, on AWS EFA (nic_kind efa), where MPI libraries run over libfabric's efa provider instead
+// of UCX, as libfabric v1.18.0 reads them (prov/efa/src/rdm/rxr_env.c, efa_hmem.c; byte counts
+// as decimal integers, fi_param_get_size_t):
+//   FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE  between nodes, the longest message sent without a
+//                    handshake (eager in one packet, medium in several; default 65536);
+//   FI_EFA_INTER_MIN_READ_MESSAGE_SIZE    between nodes, the shortest message the receiver reads
+//                    by RDMA read after one handshake (default 1048576); between the two, the
+//                    long-CTS protocol grants FI_EFA_TX_MIN_CREDITS packets (default 32) a time;
+//   FI_EFA_SHM_MAX_MEDIUM_SIZE            inside a node (the shm provider), the longest eager
+//                    message (default 4096); longer ones are read after a handshake.
 // Other variables are kept and ignored (ignored_mpi_env lists them).
 
 #include "collsim/core/scenario.hpp"
@@ -32,6 +42,14 @@ enum class SharedMemoryCopies : std::uint8_t {
   none,   ///< no shared-memory transport: through the network transport (priced as `single`)
 };
 
+/// libfabric v1.18.0's efa provider (see the top of this file); its defaults.
+struct EfaEnv {
+  std::uint64_t inter_max_medium_bytes = 65536; ///< FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE
+  std::uint64_t inter_min_read_bytes = 1048576; ///< FI_EFA_INTER_MIN_READ_MESSAGE_SIZE
+  std::uint64_t shm_max_medium_bytes = 4096;    ///< FI_EFA_SHM_MAX_MEDIUM_SIZE
+  std::uint64_t tx_min_credits = 32;            ///< FI_EFA_TX_MIN_CREDITS
+};
+
 struct MpiEnv {
   /// Messages of more than this many bytes move by rendezvous; 0: never (UCX_RNDV_THRESH=inf).
   std::uint64_t rendezvous_bytes = kUcxAutoRndvThresh;
@@ -40,6 +58,7 @@ struct MpiEnv {
   /// What UCX_TLS leaves for messages inside a node (single when unset).
   SharedMemoryCopies shared_memory = SharedMemoryCopies::single;
   core::Seconds call_overhead{0.0};
+  EfaEnv efa; ///< read on every fabric, used on EFA
 };
 
 /// Reads `spec` (null: the defaults). A bad value throws ScenarioError at its position
