@@ -48,6 +48,12 @@ std::string protocol_line(const Protocol& pr) {
     fmt::format_to(it, " proxy_overhead={}", pr.proxy_overhead.value);
   }
   fmt::format_to(it, "{}", pr.agents_copy ? " agents_copy" : "");
+  if (pr.core_copy_bandwidth.bytes_per_second > 0.0) {
+    fmt::format_to(it, " core_copy_bandwidth={}", pr.core_copy_bandwidth.bytes_per_second);
+  }
+  if (pr.core_reduce_bandwidth.bytes_per_second > 0.0) {
+    fmt::format_to(it, " core_reduce_bandwidth={}", pr.core_reduce_bandwidth.bytes_per_second);
+  }
   return out;
 }
 

@@ -24,7 +24,8 @@
 // inter_node_latency=S [ports=per_link] [stream_bandwidth=B] [intra_node_efficiency=E]
 // [inter_node_efficiency=E] [fifo_slots=N] [intra_node_overhead=S] [rendezvous_bytes=N]
 // [rendezvous_window_bytes=N] [rendezvous_read_bytes=N] [intra_node_rendezvous_bytes=N]
-// [proxy_overhead=S] [agents_copy]` (seconds, bytes per second; NCCL's LL/LL128/Simple; the
+// [proxy_overhead=S] [agents_copy] [core_copy_bandwidth=B] [core_reduce_bandwidth=B]` (seconds,
+// bytes per second; NCCL's LL/LL128/Simple; the
 // optional fields are core::Protocol's, in its order; protocol_text.cpp prints the line).
 
 #include "collsim/core/errors.hpp"
@@ -274,6 +275,20 @@ public:
       if (!at_line_end() && peek_char() == 'a') {
         expect_literal("agents_copy");
         h.protocol.agents_copy = true;
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("core_copy")) {
+        expect_literal("core_copy_bandwidth=");
+        h.protocol.core_copy_bandwidth = Bandwidth{read_double("bytes per second")};
+        if (!(h.protocol.core_copy_bandwidth.bytes_per_second > 0.0)) {
+          fail("core_copy_bandwidth must be positive");
+        }
+      }
+      if (!at_line_end() && text_.substr(pos_).starts_with("core_reduce")) {
+        expect_literal("core_reduce_bandwidth=");
+        h.protocol.core_reduce_bandwidth = Bandwidth{read_double("bytes per second")};
+        if (!(h.protocol.core_reduce_bandwidth.bytes_per_second > 0.0)) {
+          fail("core_reduce_bandwidth must be positive");
+        }
       }
       end_line();
     }

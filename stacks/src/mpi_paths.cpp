@@ -5,6 +5,7 @@
 #include "collsim/stacks/mpi_env.hpp"
 #include "collsim/stacks/nccl_model.hpp"
 #include "collsim/stacks/nccl_stack.hpp"
+#include "collsim/topologies/build.hpp"
 
 #include <fmt/format.h>
 
@@ -74,12 +75,44 @@ void efa_protocols(core::Protocol& p, const EfaEnv& efa) {
   }
 }
 
+/// True where every rank of `s` is a CPU core of `t` (an MPI process pinned to it).
+bool on_cores(const core::Schedule& s, const core::Topology& t) {
+  if (t.is_full_mesh() || s.ranks() > t.rank_count()) {
+    return false;
+  }
+  for (core::Rank r = 0; r < s.ranks(); ++r) {
+    if (t.devices()[t.device_of(r)].kind != core::DeviceKind::core) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// An MPI process is one core: it copies a message to another process of its node (a single
+/// copy over CMA or XPMEM, two through a FIFO or bounce buffers: the protocol's intra-node
+/// efficiency) at half the core's memory bandwidth, and reduces at a third of it
+/// (topologies::core_memory_bandwidth), not at its NUMA domain's, which is the route's rate and
+/// all the cores' together. Not where the library moves small cells of its own shared segment
+/// that its peers read (HCOLL's basesmuma, MPICH's release_gather: intra_node_overhead set),
+/// whose cells and their reductions stay in the caches.
+void core_rates(core::Protocol& p, const core::Schedule& s, const LowerContext& ctx) {
+  if (ctx.topology_spec == nullptr || ctx.topology_spec->kind != "system" ||
+      p.intra_node_overhead.value >= 0 || !on_cores(s, ctx.topology)) {
+    return;
+  }
+  const double core =
+      topologies::core_memory_bandwidth(ctx.topology_spec->system.node.cpu).bytes_per_second;
+  p.core_copy_bandwidth = core::Bandwidth{core / 2};
+  p.core_reduce_bandwidth = core::Bandwidth{core / 3};
+}
+
 } // namespace
 
 core::Schedule host_protocols(core::Schedule s, const LowerContext& ctx) {
   const MpiEnv env = parse_mpi_env(ctx.mpi);
   core::Protocol p = s.header().protocol;
   p.launch = core::Seconds{p.launch.value + env.call_overhead.value};
+  core_rates(p, s, ctx);
   if (over_efa(ctx)) {
     efa_protocols(p, env.efa);
     s.set_protocol(p);

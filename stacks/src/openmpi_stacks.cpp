@@ -54,11 +54,13 @@ private:
     return {
         "openmpi-4.1",
         "Open MPI 4.1, pml ucx, coll/tuned: on GPU buffers coll/cuda stages reductions through "
-        "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX",
+        "fresh host memory and reduces on one CPU core; other collectives GPU-direct over UCX; "
+        "on CPU ranks one core's copies and reductions; on AWS EFA pml cm over libfabric's efa",
         "Open MPI v4.1.x ompi/mca/coll/cuda (coll_cuda_allreduce.c, coll_cuda_reduce.c, "
         "coll_cuda_reduce_scatter_block.c), ompi/mca/coll/tuned/coll_tuned_decision_fixed.c; "
         "glibc mallopt(3); CUDA C++ Best Practices Guide (pageable copies); NVIDIA GDRCopy README "
-        "(cudaMemcpy's call overhead); UCX v1.12 src/uct/cuda/cuda_ipc (per-peer streams)",
+        "(cudaMemcpy's call overhead); UCX v1.12 src/uct/cuda/cuda_ipc (per-peer streams); on "
+        "AWS EFA libfabric v1.18.0 prov/efa/src/rdm (rxr_msg.c, rxr_env.c), prov/shm (smr_ep.c)",
         Chooser::ompi41};
   }
 };

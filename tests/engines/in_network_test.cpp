@@ -217,6 +217,16 @@ TEST_CASE("the text form carries every optional protocol field and rejects a bad
       head + " rendezvous_bytes=8192 intra_node_rendezvous_bytes=0\nrank 0 {\n}\n", "x");
   CHECK(eager_in.header().protocol.intra_node_rendezvous_bytes == 0);
   CHECK(core::parse_schedule(core::print_schedule(eager_in)) == eager_in);
+  // One core's rates for an MPI library's CPU ranks (stacks/mpi_paths.cpp), the last fields.
+  const core::Schedule cores = core::parse_schedule(
+      head +
+          " agents_copy core_copy_bandwidth=7.68e+09 core_reduce_bandwidth=5.12e+09\nrank 0 {\n}\n",
+      "x");
+  CHECK(cores.header().protocol.core_copy_bandwidth.bytes_per_second == 7.68e9);
+  CHECK(cores.header().protocol.core_reduce_bandwidth.bytes_per_second == 5.12e9);
+  CHECK(core::parse_schedule(core::print_schedule(cores)) == cores);
+  CHECK_THROWS_WITH(core::parse_schedule(head + " core_reduce_bandwidth=0\nrank 0 {\n}\n", "x"),
+                    "x:7:101: error: core_reduce_bandwidth must be positive");
   CHECK_THROWS_WITH(core::parse_schedule(head + " rendezvous_window_bytes=x\nrank 0 {\n}\n", "x"),
                     "x:7:102: error: expected the bytes granted per handshake");
 }

@@ -35,19 +35,24 @@ core::Topology cpu_nodes() {
   return topologies::build(spec, 4);
 }
 
-/// Rank 0 sends m bytes to rank `to`, which receives them; the other ranks idle.
-core::Schedule one_message(core::Rank to, std::uint64_t m, core::Protocol protocol) {
+/// Rank 0 sends m bytes to rank `to`, which receives them (or, with `reduce`, reduces them into
+/// its own as a reduce to root `to`); the other ranks idle.
+core::Schedule one_message(core::Rank to, std::uint64_t m, core::Protocol protocol,
+                           bool reduce = false) {
   core::ScheduleHeader h;
-  h.collective = core::CollectiveKind::bcast;
+  h.collective = reduce ? core::CollectiveKind::reduce : core::CollectiveKind::bcast;
   h.ranks = 4;
   h.bytes = core::Bytes{m};
   h.data_bytes = m;
+  h.root = reduce ? to : 0;
   h.protocol = std::move(protocol);
   core::Schedule s(h);
   for (core::Rank r = 0; r < 4; ++r) {
     s.begin_rank(r);
     if (r == 0) {
       s.send(to, {Buffer::data, 0, m});
+    } else if (r == to && reduce) {
+      s.recv_reduce(0, {Buffer::data, 0, m});
     } else if (r == to) {
       s.recv(0, {Buffer::data, 0, m});
     }
@@ -141,6 +146,44 @@ TEST_CASE("a windowed rendezvous pays a handshake per window below the read size
   CHECK(core::rendezvous_handshakes(ucx, 8192, false) == 0);
   efa.intra_node_rendezvous_bytes = 0; // every message inside a node eager
   CHECK(core::rendezvous_handshakes(efa, 1 << 20, true) == 0);
+}
+
+TEST_CASE("an MPI rank's core copies its message inside a node and reduces at one core's rate",
+          "[engines][protocol]") {
+  // core::Protocol::core_copy_bandwidth C and core_reduce_bandwidth R (an MPI process is one
+  // core): rank 0's m-byte message to rank 1 of its node leaves after its core copied it, m / C
+  // (2m / C at an intra-node efficiency of 0.5: two copies), then takes its route as before; a
+  // recv_reduce adds m / R where the endpoint's own rate is faster. Between nodes the copy is
+  // the NIC's; where the readers copy (intra_node_overhead) nothing changes.
+  const core::Topology t = cpu_nodes();
+  constexpr std::uint64_t kM = 1 << 20;
+  constexpr double kC = 5e9;
+  constexpr double kR = 2e9;
+  core::Protocol cores;
+  cores.core_copy_bandwidth = core::Bandwidth{kC};
+  cores.core_reduce_bandwidth = core::Bandwidth{kR};
+  const double own_reduce = kM / t.endpoint(1).reduce_bandwidth.bytes_per_second;
+  for (const auto& [name, run] : {std::pair{"loggp", &loggp}, std::pair{"simgrid", &simgrid}}) {
+    CAPTURE(name);
+    CHECK(run(one_message(1, kM, cores), t) - run(one_message(1, kM, {}), t) ==
+          Approx(kM / kC).epsilon(1e-6));
+    core::Protocol two = cores;
+    two.intra_node_efficiency = 0.5;
+    core::Protocol two_plain;
+    two_plain.intra_node_efficiency = 0.5;
+    CHECK(run(one_message(1, kM, two), t) - run(one_message(1, kM, two_plain), t) ==
+          Approx(2 * kM / kC).epsilon(1e-6));
+    CHECK(run(one_message(2, kM, cores), t) == Approx(run(one_message(2, kM, {}), t)));
+    // The reduction at one core's rate (slower than the domain's a third here).
+    REQUIRE(kR < t.endpoint(1).reduce_bandwidth.bytes_per_second);
+    CHECK(run(one_message(2, kM, cores, true), t) - run(one_message(2, kM, {}, true), t) ==
+          Approx(kM / kR - own_reduce).epsilon(1e-6));
+    core::Protocol flags = cores;
+    flags.intra_node_overhead = core::Seconds{0.0};
+    core::Protocol flags_plain;
+    flags_plain.intra_node_overhead = core::Seconds{0.0};
+    CHECK(run(one_message(1, kM, flags), t) == Approx(run(one_message(1, kM, flags_plain), t)));
+  }
 }
 
 TEST_CASE("over a shared-memory protocol the readers copy: a rank read by three peers is not "

@@ -111,3 +111,55 @@ TEST_CASE("the FI_EFA variables move libfabric's thresholds, and bad values are 
                     "FI_EFA_TX_MIN_CREDITS: expected a whole number of at least 1 (libfabric "
                     "reads it as a decimal count), got '0'");
 }
+
+TEST_CASE("an MPI stack's CPU ranks copy and reduce at one core's rate, a flag protocol's do not",
+          "[stacks][mpi][cores]") {
+  // topologies::core_memory_bandwidth: Little's law, 24 lines of 64 B over the 0.1 us memory
+  // latency of cpu_nodes = 15.36 GB/s, below the 60 GB/s domain; a copy at half, a reduction at
+  // a third.
+  const core::TopologySpec spec = cpu_nodes(2, 2);
+  const double core = 24 * 64 / 0.1e-6;
+  CHECK(topologies::core_memory_bandwidth(spec.system.node.cpu).bytes_per_second == Approx(core));
+  for (const char* stack : {"openmpi-4.1", "openmpi-5.0", "mpich-4", "hpcx"}) {
+    CAPTURE(stack);
+    const core::Protocol p =
+        lower(stack, CollectiveKind::allreduce, "ring", 4, 1 << 20, spec, stacks::Buffers::host)
+            .schedule.header()
+            .protocol;
+    CHECK(p.core_copy_bandwidth.bytes_per_second == Approx(core / 2));
+    CHECK(p.core_reduce_bandwidth.bytes_per_second == Approx(core / 3));
+  }
+  // HCOLL's and MPICH's own shared-memory cells (intra_node_overhead set) stay in the caches.
+  for (const auto& [stack, algorithm] :
+       {std::pair{"hpcx", "hcoll"}, std::pair{"mpich-4", "mpich_ch4"}}) {
+    CAPTURE(stack);
+    const core::Protocol p =
+        lower(stack, CollectiveKind::allreduce, algorithm, 4, 1 << 20, spec, stacks::Buffers::host)
+            .schedule.header()
+            .protocol;
+    CHECK(p.core_copy_bandwidth.bytes_per_second == 0.0);
+    CHECK(p.core_reduce_bandwidth.bytes_per_second == 0.0);
+  }
+  // cpu.core_bandwidth, where the scenario gives it, is the core's; the direct stack models no
+  // library and keeps the graph's rates.
+  core::TopologySpec given = spec;
+  given.system.node.cpu.core_bandwidth = core::Bandwidth{30e9};
+  const core::Protocol p = lowered_protocol("openmpi-4.1", given);
+  CHECK(p.core_copy_bandwidth.bytes_per_second == Approx(15e9));
+  CHECK(lowered_protocol("direct", spec).core_copy_bandwidth.bytes_per_second == 0.0);
+  // A four-rank ring inside one node: each of its 6 steps copies a quarter of the vector first
+  // and reduces it in the first 3, at one core's rates: 6 copies and 3 reductions of n / 4 more
+  // than the plain route (whose rate is the domain's).
+  const core::TopologySpec one = cpu_nodes(1, 4);
+  constexpr std::uint64_t kN = 4 << 20;
+  const double q = kN / 4.0;
+  const double with =
+      lower("openmpi-4.1", CollectiveKind::allreduce, "ring", 4, kN, one, stacks::Buffers::host)
+          .time;
+  const double plain =
+      lower("direct", CollectiveKind::allreduce, "ring", 4, kN, one, stacks::Buffers::host).time;
+  const auto topo = topologies::build(one, 4);
+  const double domain_reduce = topo.endpoint(0).reduce_bandwidth.bytes_per_second;
+  CHECK(with - plain ==
+        Approx(6 * q / (core / 2) + 3 * (q / (core / 3) - q / domain_reduce)).epsilon(0.02));
+}

@@ -80,16 +80,8 @@ public:
     numa_bandwidth_ = Bandwidth{numa_bw};
     // A host process on one core of a socket (a library staging GPU buffers through host
     // memory, stacks/host_staging.hpp) copies at half the core's memory bandwidth (one read, one
-    // write) and reduces at a third (two reads, one write). The core's bandwidth is the
-    // scenario's cpu.core_bandwidth, else Little's law: kLinesInFlight cache lines in flight
-    // over the memory latency [unverified: server cores sustain 12-20 outstanding L1 misses plus
-    // their L2 prefetches; 24 lines over 100 ns is 15.4 GB/s].
-    constexpr double kLinesInFlight = 24;
-    constexpr double kLineBytes = 64;
-    const double core_bw =
-        n_.cpu.core_bandwidth.bytes_per_second > 0
-            ? n_.cpu.core_bandwidth.bytes_per_second
-            : kLinesInFlight * kLineBytes / std::max(n_.cpu.memory_latency.value, 1e-9);
+    // write) and reduces at a third (two reads, one write): core_memory_bandwidth.
+    const double core_bw = core_memory_bandwidth(n_.cpu).bytes_per_second;
     host_.copy_bandwidth = Bandwidth{core_bw / 2};
     host_.reduce_bandwidth = Bandwidth{core_bw / 3};
     pcie_bandwidth_ = n_.pcie.bandwidth.bytes_per_second > 0
@@ -538,6 +530,17 @@ void validate(const core::TopologySpec& spec) {
     const std::uint64_t node_count = sys.nodes != 0 ? sys.nodes : 1;
     check_network(spec, node_count * n.nics);
   }
+}
+
+core::Bandwidth core_memory_bandwidth(const core::CpuSpec& cpu) {
+  constexpr double kLinesInFlight = 24;
+  constexpr double kLineBytes = 64;
+  const double little = kLinesInFlight * kLineBytes / std::max(cpu.memory_latency.value, 1e-9);
+  const double core =
+      cpu.core_bandwidth.bytes_per_second > 0 ? cpu.core_bandwidth.bytes_per_second : little;
+  const double domain =
+      cpu.memory_bandwidth.bytes_per_second / std::max<std::uint32_t>(1, cpu.numa_per_socket);
+  return core::Bandwidth{domain > 0 ? std::min(core, domain) : core};
 }
 
 } // namespace collsim::topologies

@@ -226,8 +226,8 @@ private:
       ++ls.next;
       const OpKind k = s_.kind(id);
       const std::uint64_t m = s_.length(id);
-      if (k == OpKind::send && agent_copies(r, s_.peer(id))) {
-        ready += rate_time(m, ep.copy_bandwidth); // its core copies it into shared memory first
+      if (k == OpKind::send) {
+        ready += copy_first(r, s_.peer(id), m); // its core copies it into shared memory first
       }
       ls.last_issue = ready;
       switch (k) {
@@ -249,7 +249,7 @@ private:
           ops_[id].time = ready;
         }
         break;
-      case OpKind::reduce: done(id, r, ready, ready + rate_time(m, ep.reduce_bandwidth)); break;
+      case OpKind::reduce: done(id, r, ready, ready + rate_time(m, reduce_rate(ep, r))); break;
       case OpKind::copy: done(id, r, ready, ready + rate_time(m, ep.copy_bandwidth)); break;
       case OpKind::calc: done(id, r, ready, ready + s_.calc_time(id).value); break;
       }
@@ -375,10 +375,32 @@ private:
     return !ranks_[r].agent && lanes_.first_lane(r + 1) - lanes_.first_lane(r) > 1;
   }
 
-  /// Whether host agent a copies its message to b before it leaves (Protocol::agents_copy): b is an
-  /// agent of a's node.
-  [[nodiscard]] bool agent_copies(Rank a, Rank b) const {
-    return protocol_.agents_copy && ranks_[a].agent && ranks_[b].agent && routes_.same_node(a, b);
+  /// How long participant a's core copies its message of m bytes to b before it leaves: a host
+  /// agent's to another agent of its node at its endpoint's copy rate (Protocol::agents_copy), an
+  /// MPI rank's to another rank of its node at one core's rate (Protocol::core_copy_bandwidth,
+  /// its wire bytes), where the readers do not copy (intra_node_overhead); else 0.
+  [[nodiscard]] double copy_first(Rank a, Rank b, std::uint64_t m) const {
+    if (!routes_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
+      return 0.0;
+    }
+    if (ranks_[a].agent) {
+      return protocol_.agents_copy ? rate_time(m, ranks_[a].endpoint->copy_bandwidth) : 0.0;
+    }
+    if (protocol_.core_copy_bandwidth.bytes_per_second <= 0.0 || reader_copies(a, b)) {
+      return 0.0;
+    }
+    return rate_time(wire_bytes(m, a, b), protocol_.core_copy_bandwidth);
+  }
+
+  /// The rate of participant r's reductions: its endpoint's, no more than one core's for an MPI
+  /// rank (Protocol::core_reduce_bandwidth).
+  [[nodiscard]] core::Bandwidth reduce_rate(const core::EndpointParams& ep, Rank r) const {
+    const double core = protocol_.core_reduce_bandwidth.bytes_per_second;
+    const double own = ep.reduce_bandwidth.bytes_per_second;
+    if (core <= 0.0 || ranks_[r].agent) {
+      return ep.reduce_bandwidth;
+    }
+    return core::Bandwidth{own > 0.0 ? std::min(own, core) : core};
   }
 
   /// Whether the receiver, not the sender, moves the data of a message from a to b: inside a node
@@ -399,7 +421,7 @@ private:
     const core::EndpointParams& ep = *ranks_[r].endpoint;
     double end = std::max(issued, data_in) + overhead(ep, r, s_.route_peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
-      end += rate_time(s_.length(id), ep.reduce_bandwidth);
+      end += rate_time(s_.length(id), reduce_rate(ep, r));
     }
     done(id, r, issued, end);
   }

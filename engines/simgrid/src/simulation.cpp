@@ -51,7 +51,8 @@ public:
     for (std::size_t l = 0; l < lanes_.count(); ++l) {
       lane_[l].next = lanes_.begin(l);
     }
-    if (proto_.protocol().agents_copy && !s.header().agents.empty()) {
+    if ((proto_.protocol().agents_copy && !s.header().agents.empty()) ||
+        proto_.protocol().core_copy_bandwidth.bytes_per_second > 0.0) {
       copied_.assign(s.op_count(), kNotCopied);
     }
     for (Rank r = 0; r < s.participants(); ++r) {
@@ -357,10 +358,10 @@ private:
         ls.blocked_on = credit_[id];
         return;
       }
-      if (!copied_.empty() && copied_[id] != kCopyDone && s_.kind(id) == OpKind::send &&
-          agent_copies(r, s_.peer(id))) {
-        // Its core copies it into shared memory first (Protocol::agents_copy): the lane waits.
-        const double t = rate_time(s_.length(id), ranks_[r].endpoint->copy_bandwidth);
+      if (!copied_.empty() && copied_[id] != kCopyDone && s_.kind(id) == OpKind::send) {
+        // Its core copies it into shared memory first (Protocol::agents_copy,
+        // core_copy_bandwidth): the lane waits.
+        const double t = copy_first(r, s_.peer(id), s_.length(id));
         if (copied_[id] == kCopying || t > kEpsilon) {
           ls.blocked_on = id;
           if (copied_[id] == kNotCopied) {
@@ -421,7 +422,7 @@ private:
         finish_receive(id);
       }
       break;
-    case OpKind::reduce: local(id, r, rate_time(m, ep.reduce_bandwidth)); break;
+    case OpKind::reduce: local(id, r, rate_time(m, reduce_rate(ep, r))); break;
     case OpKind::copy: local(id, r, rate_time(m, ep.copy_bandwidth)); break;
     case OpKind::calc: local(id, r, s_.calc_time(id).value); break;
     }
@@ -544,10 +545,33 @@ private:
     }
   }
 
-  /// Whether host agent a copies its message to b before it leaves (Protocol::agents_copy): b is an
-  /// agent of a's node.
-  [[nodiscard]] bool agent_copies(Rank a, Rank b) const {
-    return ranks_[a].agent && ranks_[b].agent && proto_.same_node(a, b);
+  /// How long participant a's core copies its message of m bytes to b before it leaves: a host
+  /// agent's to another agent of its node at its endpoint's copy rate (Protocol::agents_copy), an
+  /// MPI rank's to another rank of its node at one core's rate (Protocol::core_copy_bandwidth,
+  /// its wire bytes) unless the readers copy (intra_node_overhead set); else 0 (as on loggp).
+  [[nodiscard]] double copy_first(Rank a, Rank b, std::uint64_t m) const {
+    const core::Protocol& p = proto_.protocol();
+    if (!proto_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
+      return 0.0;
+    }
+    if (ranks_[a].agent) {
+      return p.agents_copy ? rate_time(m, ranks_[a].endpoint->copy_bandwidth) : 0.0;
+    }
+    if (p.core_copy_bandwidth.bytes_per_second <= 0.0 || p.intra_node_overhead.value >= 0.0) {
+      return 0.0;
+    }
+    return rate_time(proto_.wire_bytes(m, a, b), p.core_copy_bandwidth);
+  }
+
+  /// The rate of participant r's reductions: its endpoint's, no more than one core's for an MPI
+  /// rank (Protocol::core_reduce_bandwidth), as on loggp.
+  [[nodiscard]] core::Bandwidth reduce_rate(const core::EndpointParams& ep, Rank r) const {
+    const double core = proto_.protocol().core_reduce_bandwidth.bytes_per_second;
+    const double own = ep.reduce_bandwidth.bytes_per_second;
+    if (core <= 0.0 || ranks_[r].agent) {
+      return ep.reduce_bandwidth;
+    }
+    return core::Bandwidth{own > 0.0 ? std::min(own, core) : core};
   }
 
   /// A receive whose message is in and which has been issued: o, then the reduction if any.
@@ -556,7 +580,7 @@ private:
     const core::EndpointParams& ep = *ranks_[r].endpoint;
     double d = proto_.overhead(ep, r, s_.peer(id));
     if (s_.kind(id) == OpKind::recv_reduce) {
-      d += rate_time(s_.length(id), ep.reduce_bandwidth);
+      d += rate_time(s_.length(id), reduce_rate(ep, r));
     }
     local(id, r, d);
   }

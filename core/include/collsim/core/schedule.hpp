@@ -151,6 +151,14 @@ struct Protocol {
   /// to another agent of its node leaves length / (its endpoint's copy rate) after it is ready,
   /// and the agent's later operations issue no earlier. false: such a message costs its route.
   bool agents_copy = false;
+  /// One core's rates for what an MPI library's CPU ranks do themselves (stacks/mpi_paths.hpp): a
+  /// rank's send to another rank of its node leaves only after its core has copied it, its wire
+  /// bytes (twice the payload on a two-copy transport) at `core_copy_bandwidth`, and the rank's
+  /// later operations wait for that copy, as an agent's (agents_copy); its reductions run at no
+  /// more than `core_reduce_bandwidth`. Not for messages whose readers copy (intra_node_overhead
+  /// set). 0: the route's and the endpoint's rates (a CPU rank's are its NUMA domain's).
+  Bandwidth core_copy_bandwidth{0.0};
+  Bandwidth core_reduce_bandwidth{0.0};
   bool operator==(const Protocol&) const = default;
 };
 

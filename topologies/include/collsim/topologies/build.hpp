@@ -34,4 +34,12 @@ void validate(const core::TopologySpec& spec);
 /// How many ranks the topology can host (0: as many as asked, nodes are added on demand).
 std::uint64_t rank_capacity(const core::TopologySpec& spec);
 
+/// The memory bandwidth one core of `cpu` reaches alone: cpu.core_bandwidth where set, else
+/// Little's law, 24 cache lines of 64 B in flight over cpu.memory_latency [unverified: server
+/// cores sustain 12-20 outstanding L1 misses plus their L2 prefetches; 24 lines over 100 ns is
+/// 15.4 GB/s]; never more than its NUMA domain's. A core copies at half of it (one read, one
+/// write) and reduces at a third (two reads, one write): a host process staging GPU buffers
+/// (stacks/host_staging.hpp) and an MPI library's CPU ranks (stacks/mpi_paths.hpp).
+core::Bandwidth core_memory_bandwidth(const core::CpuSpec& cpu);
+
 } // namespace collsim::topologies
