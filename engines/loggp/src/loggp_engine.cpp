@@ -380,7 +380,8 @@ private:
   /// MPI rank's to another rank of its node at one core's rate (Protocol::core_copy_bandwidth,
   /// its wire bytes), where the readers do not copy (intra_node_overhead); else 0.
   [[nodiscard]] double copy_first(Rank a, Rank b, std::uint64_t m) const {
-    if (!routes_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
+    if ((!protocol_.agents_copy && protocol_.core_copy_bandwidth.bytes_per_second <= 0.0) ||
+        !routes_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
       return 0.0;
     }
     if (ranks_[a].agent) {

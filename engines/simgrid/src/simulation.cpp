@@ -551,7 +551,8 @@ private:
   /// its wire bytes) unless the readers copy (intra_node_overhead set); else 0 (as on loggp).
   [[nodiscard]] double copy_first(Rank a, Rank b, std::uint64_t m) const {
     const core::Protocol& p = proto_.protocol();
-    if (!proto_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
+    if ((!p.agents_copy && p.core_copy_bandwidth.bytes_per_second <= 0.0) ||
+        !proto_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
       return 0.0;
     }
     if (ranks_[a].agent) {
