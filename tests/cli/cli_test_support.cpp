@@ -53,4 +53,16 @@ nlohmann::json run_json(const std::string& args) {
   return nlohmann::json::parse(o.out);
 }
 
+std::string script_output(const std::string& cmd) {
+  FILE* pipe = popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
+    out += buf;
+  }
+  REQUIRE(pclose(pipe) == 0);
+  return out;
+}
+
 } // namespace collsim::testing

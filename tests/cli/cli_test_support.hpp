@@ -21,6 +21,10 @@ Output run_collsim(const std::string& args);
 /// The whole file at `path` ("" where it cannot be read).
 std::string slurp(const std::string& path);
 
+/// What a shell command (a bench/validation script) prints on standard output; fails the test
+/// when it exits non-zero.
+std::string script_output(const std::string& cmd);
+
 /// Runs collsim with `args`, which must exit 0, and parses its stdout as JSON.
 nlohmann::json run_json(const std::string& args);
 

@@ -6,15 +6,19 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 namespace {
 
 using collsim::testing::run_collsim;
 using collsim::testing::run_json;
+using collsim::testing::script_output;
+using collsim::testing::slurp;
 using collsim::testing::TempScenario;
 using nlohmann::json;
 
@@ -284,4 +288,26 @@ TEST_CASE("explain --library names the stack that adds an MPI library's data pat
   const json hcoll = run_json("explain --scenario cpu-hdr100-epyc --collective allreduce "
                               "--ranks 256 --bytes 8B --library hcoll --format json");
   CHECK(hcoll.at("stack_note").get<std::string>().find("--stack hpcx adds") != std::string::npos);
+}
+
+TEST_CASE("bench/validation/cpu_logs.sh prints the CPU logs' table docs/validation.md shows",
+          "[cli][stacks][validate]") {
+  // Each shared CPU log under the stacks the docs name (issue 18's CPU target: aws_hpc7g under
+  // openmpi-4.1, ucc#981 under the hpcx its launch line names, the Azure IMB log under mpich-4).
+  const std::string cmd =
+      fmt::format("MARKDOWN=1 STACKS='openmpi-4.1 mpich-4' bash {0}/bench/validation/cpu_logs.sh "
+                  "{1} {0}/tests/data/logs 2>/dev/null",
+                  COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
+  const std::string out = script_output(cmd);
+  const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
+  std::istringstream lines(out);
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    INFO(line);
+    CHECK(doc.find(line) != std::string::npos);
+    rows += line.rfind("| `", 0) == 0 ? 1 : 0;
+  }
+  CHECK(rows == 7);
+  CHECK(out.find("| `aws_hpc7g` | `openmpi-4.1` | 76 | 12.8 % | 27.6 % |") != std::string::npos);
 }

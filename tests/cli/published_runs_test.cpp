@@ -19,6 +19,7 @@
 #include <vector>
 
 using collsim::testing::run_json;
+using collsim::testing::script_output;
 using collsim::testing::slurp;
 
 namespace {
@@ -43,19 +44,6 @@ std::map<std::pair<int, long long>, double> published_busbw(const std::string& p
       bytes *= 2;
     }
   }
-  return out;
-}
-
-/// What a bench/validation script prints on standard output; fails the test when it exits non-zero.
-std::string script_output(const std::string& cmd) {
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) {
-    out += buf;
-  }
-  REQUIRE(pclose(pipe) == 0);
   return out;
 }
 
