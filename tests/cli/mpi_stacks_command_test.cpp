@@ -226,6 +226,16 @@ TEST_CASE("the mpi section's UCX variables: a bad value is one error at its plac
   };
   const TempScenario rndv("ucx_rndv_auto", "base: cpu-hdr100-epyc\nstack: openmpi-4.1\n");
   CHECK(time(eager.path) < time(rndv.path));
+  // libfabric's thresholds on EFA, the same way (docs/stacks.md).
+  const TempScenario efa("bad_fi_efa", "base: aws-hpc7g\nstack: openmpi-4.1\nmpi:\n"
+                                       "  env: {FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE: 64k}\n");
+  const auto e =
+      run_collsim("sim --scenario " + efa.path + " --algorithm ring --ranks 32 --sizes 1MiB");
+  CHECK(e.code == 2);
+  CHECK(e.err.rfind(efa.path + ":5:47: error: mpi.env.FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE: "
+                               "expected a whole number (libfabric reads it as a decimal count), "
+                               "got '64k'",
+                    0) == 0);
 }
 
 TEST_CASE("openmpi-5.0 runs coll/han's allreduce across nodes and coll/tuned on one node",
