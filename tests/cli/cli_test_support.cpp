@@ -65,4 +65,18 @@ std::string script_output(const std::string& cmd) {
   return out;
 }
 
+DocLines lines_in_doc(const std::string& out, const std::string& doc,
+                      const std::string& row_marker) {
+  DocLines r;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (doc.find(line) == std::string::npos) {
+      r.missing.push_back(line);
+    }
+    r.rows += line.find(row_marker) != std::string::npos ? 1 : 0;
+  }
+  return r;
+}
+
 } // namespace collsim::testing

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace collsim::testing {
 
@@ -24,6 +25,15 @@ std::string slurp(const std::string& path);
 /// What a shell command (a bench/validation script) prints on standard output; fails the test
 /// when it exits non-zero.
 std::string script_output(const std::string& cmd);
+
+/// The lines of `out` (a script's table) that `doc` does not contain verbatim, and how many of
+/// `out`'s lines contain `row_marker` (the table's rows).
+struct DocLines {
+  std::vector<std::string> missing;
+  std::size_t rows = 0;
+};
+DocLines lines_in_doc(const std::string& out, const std::string& doc,
+                      const std::string& row_marker);
 
 /// Runs collsim with `args`, which must exit 0, and parses its stdout as JSON.
 nlohmann::json run_json(const std::string& args);

@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 namespace {
@@ -310,14 +309,9 @@ TEST_CASE("bench/validation/cpu_logs.sh prints the CPU logs' table docs/validati
                   COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
   const std::string out = script_output(cmd);
   const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
-  std::istringstream lines(out);
-  std::string line;
-  std::size_t rows = 0;
-  while (std::getline(lines, line)) {
-    INFO(line);
-    CHECK(doc.find(line) != std::string::npos);
-    rows += line.rfind("| `", 0) == 0 ? 1 : 0;
-  }
-  CHECK(rows == 7);
+  const auto found = collsim::testing::lines_in_doc(out, doc, "| `");
+  CAPTURE(found.missing);
+  CHECK(found.missing.empty());
+  CHECK(found.rows == 7);
   CHECK(out.find("| `aws_hpc7g` | `openmpi-4.1` | 76 | 12.8 % | 27.6 % |") != std::string::npos);
 }

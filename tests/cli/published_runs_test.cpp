@@ -262,13 +262,8 @@ TEST_CASE("bench/validation/published_logs.sh prints the table docs/validation.m
                                       COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
   const std::string out = script_output(cmd);
   const std::string doc = slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md");
-  std::istringstream lines(out);
-  std::string line;
-  std::size_t rows = 0;
-  while (std::getline(lines, line)) {
-    INFO(line);
-    CHECK(doc.find(line) != std::string::npos);
-    rows += line.find("nccl-tests.txt") != std::string::npos ? 1 : 0;
-  }
-  CHECK(rows == 6);
+  const auto found = collsim::testing::lines_in_doc(out, doc, "nccl-tests.txt");
+  CAPTURE(found.missing);
+  CHECK(found.missing.empty());
+  CHECK(found.rows == 6);
 }
