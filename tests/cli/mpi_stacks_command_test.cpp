@@ -315,3 +315,21 @@ TEST_CASE("bench/validation/cpu_logs.sh prints the CPU logs' table docs/validati
   CHECK(found.rows == 7);
   CHECK(out.find("| `aws_hpc7g` | `openmpi-4.1` | 76 | 12.8 % | 27.6 % |") != std::string::npos);
 }
+
+TEST_CASE("bench/validation/pt2pt_logs.sh prints the OSU point-to-point table docs/validation.md "
+          "shows",
+          "[cli][stacks][validate]") {
+  // The EESSI and hpc7g osu_latency/osu_bw logs under direct and openmpi-4.1 (libfabric's EFA
+  // protocols on hpc7g, UCX's GPU paths on EESSI).
+  const std::string cmd =
+      fmt::format("bash {0}/bench/validation/pt2pt_logs.sh {1} {0}/tests/data/logs 2>/dev/null",
+                  COLLSIM_SOURCE_DIR, COLLSIM_BINARY);
+  const std::string out = script_output(cmd);
+  const auto found = collsim::testing::lines_in_doc(
+      out, slurp(std::string(COLLSIM_SOURCE_DIR) + "/docs/validation.md"), "| osu_");
+  CAPTURE(found.missing);
+  CHECK(found.missing.empty());
+  CHECK(found.rows == 6);
+  CHECK(out.find("| aws_hpc7g (EFA, 2 instances) | `openmpi-4.1` | osu_latency | 24 | 48.1 % "
+                 "(57.8 %) | 15.2 % (24.5 %) |") != std::string::npos);
+}
