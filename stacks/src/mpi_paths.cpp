@@ -66,9 +66,12 @@ namespace {
 ///   every byte is copied twice, through shm's bounce buffers, as its eager messages are.
 void efa_protocols(core::Protocol& p, const EfaEnv& efa) {
   constexpr std::uint64_t kPacketBytes = 8192;
-  p.rendezvous_bytes = efa.inter_max_medium_bytes;
+  // A message that fits one packet goes eager whatever the medium limit (rxr_msg_select_rtm
+  // tests eager before medium).
+  p.rendezvous_bytes = std::max(kPacketBytes, efa.inter_max_medium_bytes);
   p.rendezvous_window_bytes = efa.tx_min_credits * kPacketBytes;
-  p.rendezvous_read_bytes = efa.inter_min_read_bytes;
+  // libfabric's 0 reads every message (total_len >= 0); the protocol's 0 would mean never.
+  p.rendezvous_read_bytes = std::max<std::uint64_t>(1, efa.inter_min_read_bytes);
   p.intra_node_rendezvous_bytes = efa.shm_max_medium_bytes;
   if (p.intra_node_overhead.value < 0) {
     p.intra_node_efficiency *= 0.5;

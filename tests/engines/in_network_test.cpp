@@ -212,7 +212,7 @@ TEST_CASE("the text form carries every optional protocol field and rejects a bad
   CHECK(e.intra_node_rendezvous_bytes == 4096);
   CHECK(core::print_schedule(efa).find(efa_fields + "\n") != std::string::npos);
   CHECK(core::parse_schedule(core::print_schedule(efa)) == efa);
-  // A node's threshold of 0 (every message inside a node eager) is not the default.
+  // A node's threshold of 0 (every message with data waits for a handshake) is not the default.
   const core::Schedule eager_in = core::parse_schedule(
       head + " rendezvous_bytes=8192 intra_node_rendezvous_bytes=0\nrank 0 {\n}\n", "x");
   CHECK(eager_in.header().protocol.intra_node_rendezvous_bytes == 0);

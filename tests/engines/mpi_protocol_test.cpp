@@ -145,8 +145,13 @@ TEST_CASE("a windowed rendezvous pays a handshake per window below the read size
   CHECK(core::rendezvous_handshakes(ucx, 8193, true) == 1);
   CHECK(core::rendezvous_handshakes(ucx, 1 << 20, false) == 1);
   CHECK(core::rendezvous_handshakes(ucx, 8192, false) == 0);
-  efa.intra_node_rendezvous_bytes = 0; // every message inside a node eager
-  CHECK(core::rendezvous_handshakes(efa, 1 << 20, true) == 0);
+  efa.intra_node_rendezvous_bytes = 0; // every message with data (libfabric's 0)
+  CHECK(core::rendezvous_handshakes(efa, 1, true) == 1);
+  CHECK(core::rendezvous_handshakes(efa, 0, true) == 0);
+  // The read comes first: from the read size one handshake even below the eager threshold.
+  efa.rendezvous_read_bytes = 4096;
+  CHECK(core::rendezvous_handshakes(efa, 4096, false) == 1);
+  CHECK(core::rendezvous_handshakes(efa, 4095, false) == 0);
 }
 
 TEST_CASE("an MPI rank's core copies its message inside a node and reduces at one core's rate",

@@ -74,7 +74,9 @@ TEST_CASE("a 512 KiB message between EFA nodes waits two long-CTS grants, 1 MiB 
   // The NIC kind's rate and latency differ from the plain NIC's: compare each against its own
   // eager time (UCX_RNDV_THRESH=inf on the plain fabric; below 64 KiB on EFA).
   core::MpiSpec eager;
-  eager.env = {{"UCX_RNDV_THRESH", "inf"}, {"FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE", "1073741824"}};
+  eager.env = {{"UCX_RNDV_THRESH", "inf"},
+               {"FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE", "1073741824"},
+               {"FI_EFA_INTER_MIN_READ_MESSAGE_SIZE", "1073741824"}};
   const auto eager_time = [&](std::uint64_t n) {
     return lower("openmpi-4.1", CollectiveKind::allreduce, "recursive_doubling", 2, n, efa,
                  stacks::Buffers::host, &eager)
@@ -97,9 +99,16 @@ TEST_CASE("the FI_EFA variables move libfabric's thresholds, and bad values are 
   const core::Protocol p = lowered_protocol("openmpi-4.1", efa_nodes(), &spec);
   CHECK(p.rendezvous_bytes == 16384);
   CHECK(p.rendezvous_read_bytes == 262144);
-  CHECK(p.intra_node_rendezvous_bytes == 0); // every message inside a node eager
+  CHECK(p.intra_node_rendezvous_bytes == 0); // every message with data read after a handshake
   CHECK(p.rendezvous_window_bytes == 64 * 8192);
   CHECK(stacks::ignored_mpi_env(spec).empty());
+  // A medium limit below one packet leaves the eager packet (rxr_msg_select_rtm: eager first);
+  // a read size of 0 reads every message with data.
+  spec.env = {{"FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE", "0"},
+              {"FI_EFA_INTER_MIN_READ_MESSAGE_SIZE", "0"}};
+  const core::Protocol zero = lowered_protocol("openmpi-4.1", efa_nodes(), &spec);
+  CHECK(zero.rendezvous_bytes == 8192);
+  CHECK(zero.rendezvous_read_bytes == 1);
   spec.env = {{"FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE", "64k"}};
   spec.env_pos["FI_EFA_INTER_MAX_MEDIUM_MESSAGE_SIZE"] = core::SourcePos{"s.yaml", 9, 43};
   CHECK_THROWS_WITH(stacks::parse_mpi_env(&spec),

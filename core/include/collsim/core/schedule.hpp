@@ -130,14 +130,15 @@ struct Protocol {
   /// payload a time and sends the next grant when they are in, rxr_pkt_type_misc.c and
   /// rxr_pkt_type_data.c in v1.18.0). 0: one handshake whatever the length.
   std::uint64_t rendezvous_window_bytes = 0;
-  /// From this many payload bytes a rendezvous message between nodes is read by the receiver in
-  /// one RDMA read after one handshake, windows or not (libfabric efa's read protocol,
-  /// FI_EFA_INTER_MIN_READ_MESSAGE_SIZE). 0: windows at every length.
+  /// From this many payload bytes a message between nodes is read by the receiver in one RDMA
+  /// read after one handshake, whatever the eager threshold and the windows (libfabric efa's read
+  /// protocol, which it picks before the others, FI_EFA_INTER_MIN_READ_MESSAGE_SIZE). 0: never.
   std::uint64_t rendezvous_read_bytes = 0;
   /// The rendezvous threshold of messages inside a node where it differs from the one between
   /// nodes (libfabric efa over its shm peer: eager up to 4096 bytes, a read handshake above,
-  /// where the network's eager and medium protocols go to 64 KiB); kAsBetweenNodes: the same
-  /// `rendezvous_bytes`; 0: every message inside a node eager.
+  /// where the network's eager and medium protocols go to 64 KiB): a message of more than this
+  /// many bytes waits for a handshake (0: every message with data, as libfabric's 0 means);
+  /// kAsBetweenNodes: the same `rendezvous_bytes`.
   std::uint64_t intra_node_rendezvous_bytes = kAsBetweenNodes;
   static constexpr std::uint64_t kAsBetweenNodes = ~std::uint64_t{0};
   /// The network proxy's CPU time per message between nodes (NCCL: one progress thread per GPU
@@ -169,16 +170,18 @@ struct Protocol {
 [[nodiscard]] inline std::uint64_t rendezvous_handshakes(const Protocol& p, std::uint64_t m,
                                                          bool same_node) {
   if (same_node) {
-    const std::uint64_t t = p.intra_node_rendezvous_bytes == Protocol::kAsBetweenNodes
-                                ? p.rendezvous_bytes
-                                : p.intra_node_rendezvous_bytes;
-    return t > 0 && m > t ? 1 : 0;
+    if (p.intra_node_rendezvous_bytes != Protocol::kAsBetweenNodes) {
+      return m > p.intra_node_rendezvous_bytes ? 1 : 0;
+    }
+    return p.rendezvous_bytes > 0 && m > p.rendezvous_bytes ? 1 : 0;
+  }
+  if (p.rendezvous_read_bytes > 0 && m >= p.rendezvous_read_bytes) {
+    return 1;
   }
   if (p.rendezvous_bytes == 0 || m <= p.rendezvous_bytes) {
     return 0;
   }
-  if (p.rendezvous_window_bytes > 0 &&
-      (p.rendezvous_read_bytes == 0 || m < p.rendezvous_read_bytes)) {
+  if (p.rendezvous_window_bytes > 0) {
     return (m + p.rendezvous_window_bytes - 1) / p.rendezvous_window_bytes;
   }
   return 1;
