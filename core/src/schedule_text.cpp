@@ -28,6 +28,8 @@
 // bytes per second; NCCL's LL/LL128/Simple; the
 // optional fields are core::Protocol's, in its order; protocol_text.cpp prints the line).
 
+#include "text_reader.hpp"
+
 #include "collsim/core/errors.hpp"
 #include "collsim/core/layout.hpp"
 #include "collsim/core/schedule.hpp"
@@ -115,9 +117,9 @@ namespace {
 /// The fewest bytes a participant's block takes: "rank 0 {\n}" (an agent's is longer).
 constexpr std::size_t kMinRankBlock = 10;
 
-class Parser {
+class Parser : public TextReader {
 public:
-  Parser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+  Parser(std::string_view text, std::string_view name) : TextReader(text, name) {}
 
   Schedule run() {
     ScheduleHeader h;
@@ -194,103 +196,7 @@ public:
     }
     if (peek_word() == "protocol") {
       read_word("protocol");
-      const auto name = read_token("a protocol name");
-      h.protocol.name = name == "-" ? std::string{} : std::string(name);
-      expect_literal("efficiency=");
-      h.protocol.efficiency = read_double("the payload efficiency");
-      if (!(h.protocol.efficiency > 0.0 && h.protocol.efficiency <= 1.0)) {
-        fail("efficiency must be in (0, 1]");
-      }
-      expect_literal("launch=");
-      h.protocol.launch = Seconds{read_double("the launch latency in seconds")};
-      expect_literal("message_latency=");
-      h.protocol.message_latency = Seconds{read_double("the per-message latency in seconds")};
-      expect_literal("inter_node_latency=");
-      h.protocol.inter_node_latency =
-          Seconds{read_double("the inter-node per-message latency in seconds")};
-      if (!at_line_end() && text_.substr(pos_).starts_with("ports")) {
-        expect_literal("ports=per_link");
-        h.protocol.port_per_link = true;
-      }
-      if (!at_line_end() && peek_char() == 's') {
-        expect_literal("stream_bandwidth=");
-        h.protocol.stream_bandwidth = Bandwidth{read_double("bytes per second")};
-        if (!(h.protocol.stream_bandwidth.bytes_per_second > 0.0)) {
-          fail("stream_bandwidth must be positive");
-        }
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_efficiency")) {
-        expect_literal("intra_node_efficiency=");
-        h.protocol.intra_node_efficiency = read_double("the intra-node payload efficiency");
-        if (!(h.protocol.intra_node_efficiency > 0.0 && h.protocol.intra_node_efficiency <= 1.0)) {
-          fail("intra_node_efficiency must be in (0, 1]");
-        }
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("inter_node_efficiency")) {
-        expect_literal("inter_node_efficiency=");
-        h.protocol.inter_node_efficiency = read_double("the inter-node payload efficiency");
-        if (!(h.protocol.inter_node_efficiency > 0.0 && h.protocol.inter_node_efficiency <= 1.0)) {
-          fail("inter_node_efficiency must be in (0, 1]");
-        }
-      }
-      if (!at_line_end() && peek_char() == 'f') {
-        expect_literal("fifo_slots=");
-        const std::uint64_t slots = read_uint("the messages in flight per connection");
-        if (slots == 0 || slots > 1024) {
-          fail("fifo_slots must be from 1 to 1024");
-        }
-        h.protocol.fifo_slots = static_cast<std::uint32_t>(slots);
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_overhead")) {
-        expect_literal("intra_node_overhead=");
-        h.protocol.intra_node_overhead = Seconds{read_double("the intra-node overhead in seconds")};
-        if (!(h.protocol.intra_node_overhead.value >= 0.0)) {
-          fail("intra_node_overhead must be at least 0");
-        }
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_bytes")) {
-        expect_literal("rendezvous_bytes=");
-        h.protocol.rendezvous_bytes = read_uint("the rendezvous threshold in bytes");
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_window")) {
-        expect_literal("rendezvous_window_bytes=");
-        h.protocol.rendezvous_window_bytes = read_uint("the bytes granted per handshake");
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("rendezvous_read")) {
-        expect_literal("rendezvous_read_bytes=");
-        h.protocol.rendezvous_read_bytes = read_uint("the bytes from which one read moves it");
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("intra_node_rendezvous")) {
-        expect_literal("intra_node_rendezvous_bytes=");
-        h.protocol.intra_node_rendezvous_bytes =
-            read_uint("the rendezvous threshold inside a node in bytes");
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("proxy_overhead")) {
-        expect_literal("proxy_overhead=");
-        h.protocol.proxy_overhead = Seconds{read_double("the proxy's time per message")};
-        if (!(h.protocol.proxy_overhead.value > 0.0)) {
-          fail("proxy_overhead must be positive");
-        }
-      }
-      if (!at_line_end() && peek_char() == 'a') {
-        expect_literal("agents_copy");
-        h.protocol.agents_copy = true;
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("core_copy")) {
-        expect_literal("core_copy_bandwidth=");
-        h.protocol.core_copy_bandwidth = Bandwidth{read_double("bytes per second")};
-        if (!(h.protocol.core_copy_bandwidth.bytes_per_second > 0.0)) {
-          fail("core_copy_bandwidth must be positive");
-        }
-      }
-      if (!at_line_end() && text_.substr(pos_).starts_with("core_reduce")) {
-        expect_literal("core_reduce_bandwidth=");
-        h.protocol.core_reduce_bandwidth = Bandwidth{read_double("bytes per second")};
-        if (!(h.protocol.core_reduce_bandwidth.bytes_per_second > 0.0)) {
-          fail("core_reduce_bandwidth must be positive");
-        }
-      }
-      end_line();
+      h.protocol = read_protocol_line(*this);
     }
 
     Schedule s(h);
@@ -453,145 +359,6 @@ private:
     r.length = end - begin;
     return r;
   }
-
-  // --- lexing helpers ---
-  bool at_end() const { return pos_ >= text_.size(); }
-  char peek_char() const { return at_end() ? '\0' : text_[pos_]; }
-  void skip_spaces() {
-    while (!at_end() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) {
-      ++pos_;
-      ++col_;
-    }
-  }
-  bool at_line_end() {
-    skip_spaces();
-    return at_end() || text_[pos_] == '\n' || text_[pos_] == '#';
-  }
-  void end_line() {
-    skip_spaces();
-    if (!at_end() && text_[pos_] == '#') {
-      while (!at_end() && text_[pos_] != '\n') {
-        ++pos_;
-      }
-    }
-    if (at_end()) {
-      return;
-    }
-    if (text_[pos_] != '\n') {
-      fail(fmt::format("unexpected '{}' at end of line", text_[pos_]));
-    }
-    ++pos_;
-    ++line_;
-    col_ = 1;
-  }
-  void skip_blank_lines() {
-    while (true) {
-      skip_spaces();
-      if (at_end()) {
-        return;
-      }
-      if (text_[pos_] == '\n' || text_[pos_] == '#') {
-        end_line();
-        continue;
-      }
-      return;
-    }
-  }
-  std::string_view read_ident() {
-    const std::size_t start = pos_;
-    while (!at_end() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) != 0 ||
-                         text_[pos_] == '_' || text_[pos_] == '-')) {
-      ++pos_;
-      ++col_;
-    }
-    return text_.substr(start, pos_ - start);
-  }
-  std::string_view peek_word() {
-    skip_spaces();
-    const auto save_pos = pos_;
-    const auto save_col = col_;
-    const auto w = read_ident();
-    pos_ = save_pos;
-    col_ = save_col;
-    return w;
-  }
-  std::string_view read_word(std::string_view what) {
-    skip_spaces();
-    const auto w = read_ident();
-    if (w.empty()) {
-      fail(fmt::format("expected {}", what));
-    }
-    return w;
-  }
-  void expect_word(std::string_view word) {
-    skip_spaces();
-    const auto save_col = col_;
-    const auto w = read_ident();
-    if (w != word) {
-      col_ = save_col;
-      fail(fmt::format("expected '{}', got '{}'", word, w));
-    }
-  }
-  void expect_literal(std::string_view lit) {
-    skip_spaces();
-    if (text_.substr(pos_, lit.size()) != lit) {
-      fail(fmt::format("expected '{}'", lit));
-    }
-    pos_ += lit.size();
-    col_ += static_cast<std::uint32_t>(lit.size());
-  }
-  /// A run of non-blank characters (device names contain '/').
-  std::string_view read_token(std::string_view what) {
-    skip_spaces();
-    const std::size_t start = pos_;
-    while (!at_end() && text_[pos_] != ' ' && text_[pos_] != '\t' && text_[pos_] != '\n' &&
-           text_[pos_] != '\r' && text_[pos_] != '#') {
-      ++pos_;
-      ++col_;
-    }
-    if (pos_ == start) {
-      fail(fmt::format("expected {}", what));
-    }
-    return text_.substr(start, pos_ - start);
-  }
-  double read_double(std::string_view what) {
-    skip_spaces();
-    double v = 0.0;
-    const char* first = text_.data() + pos_;
-    const char* last = text_.data() + text_.size();
-    auto [ptr, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc{} || ptr == first || !(v >= 0.0) || v == HUGE_VAL) {
-      fail(fmt::format("expected {} (a non-negative number)", what));
-    }
-    const auto n = static_cast<std::size_t>(ptr - first);
-    pos_ += n;
-    col_ += static_cast<std::uint32_t>(n);
-    return v;
-  }
-  std::uint64_t read_uint(std::string_view what) {
-    skip_spaces();
-    std::uint64_t v = 0;
-    const char* first = text_.data() + pos_;
-    const char* last = text_.data() + text_.size();
-    auto [ptr, ec] = std::from_chars(first, last, v);
-    if (ec != std::errc{} || ptr == first) {
-      fail(fmt::format("expected {}", what));
-    }
-    const auto n = static_cast<std::size_t>(ptr - first);
-    pos_ += n;
-    col_ += static_cast<std::uint32_t>(n);
-    return v;
-  }
-  [[noreturn]] void fail(const std::string& msg, std::size_t back = 0) const {
-    const auto col = col_ > back ? col_ - static_cast<std::uint32_t>(back) : 1;
-    throw ScheduleError(fmt::format("{}:{}:{}: error: {}", name_, line_, col, msg));
-  }
-
-  std::string_view text_;
-  std::string_view name_;
-  std::size_t pos_ = 0;
-  std::uint32_t line_ = 1;
-  std::uint32_t col_ = 1;
 };
 
 } // namespace

@@ -375,33 +375,21 @@ private:
     return !ranks_[r].agent && lanes_.first_lane(r + 1) - lanes_.first_lane(r) > 1;
   }
 
-  /// How long participant a's core copies its message of m bytes to b before it leaves: a host
-  /// agent's to another agent of its node at its endpoint's copy rate (Protocol::agents_copy), an
-  /// MPI rank's to another rank of its node at one core's rate (Protocol::core_copy_bandwidth,
-  /// its wire bytes), where the readers do not copy (intra_node_overhead); else 0.
+  /// How long participant a's core copies its message of m bytes to b before it leaves
+  /// (core::sender_copy).
   [[nodiscard]] double copy_first(Rank a, Rank b, std::uint64_t m) const {
-    if ((!protocol_.agents_copy && protocol_.core_copy_bandwidth.bytes_per_second <= 0.0) ||
-        !routes_.same_node(a, b) || ranks_[a].agent != ranks_[b].agent) {
+    if (!core::copies_before_send(protocol_)) {
       return 0.0;
     }
-    if (ranks_[a].agent) {
-      return protocol_.agents_copy ? rate_time(m, ranks_[a].endpoint->copy_bandwidth) : 0.0;
-    }
-    if (protocol_.core_copy_bandwidth.bytes_per_second <= 0.0 || reader_copies(a, b)) {
-      return 0.0;
-    }
-    return rate_time(wire_bytes(m, a, b), protocol_.core_copy_bandwidth);
+    const core::SenderCopy c =
+        core::sender_copy(protocol_, routes_.same_node(a, b), ranks_[a].agent, ranks_[b].agent,
+                          ranks_[a].endpoint->copy_bandwidth);
+    return rate_time(c.wire_bytes ? wire_bytes(m, a, b) : m, c.rate);
   }
 
-  /// The rate of participant r's reductions: its endpoint's, no more than one core's for an MPI
-  /// rank (Protocol::core_reduce_bandwidth).
+  /// The rate of participant r's reductions (core::reduce_rate).
   [[nodiscard]] core::Bandwidth reduce_rate(const core::EndpointParams& ep, Rank r) const {
-    const double core = protocol_.core_reduce_bandwidth.bytes_per_second;
-    const double own = ep.reduce_bandwidth.bytes_per_second;
-    if (core <= 0.0 || ranks_[r].agent) {
-      return ep.reduce_bandwidth;
-    }
-    return core::Bandwidth{own > 0.0 ? std::min(own, core) : core};
+    return core::reduce_rate(protocol_, ep.reduce_bandwidth, ranks_[r].agent);
   }
 
   /// Whether the receiver, not the sender, moves the data of a message from a to b: inside a node

@@ -293,8 +293,6 @@ private:
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> ends_;
 };
 
-inline double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
-  return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
-}
+using core::rate_time;
 
 } // namespace collsim::engines::loggp_detail

@@ -140,9 +140,7 @@ struct RankState {
   std::vector<std::pair<std::uint64_t, OpId>> lanes_waiting; // (lane, send), in issue order
 };
 
-inline double rate_time(std::uint64_t bytes, core::Bandwidth bw) {
-  return bw.bytes_per_second > 0.0 ? static_cast<double>(bytes) / bw.bytes_per_second : 0.0;
-}
+using core::rate_time;
 
 /// Throws EngineError if a lane stalled or a receive never completed (the schedule deadlocks).
 void check_finished(const core::Schedule& s, const core::Lanes& lanes,

@@ -23,6 +23,7 @@
 #include "collsim/core/collapse.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/core/memory_meter.hpp"
+#include "collsim/core/protocol.hpp"
 #include "collsim/core/units.hpp"
 
 #include <cstdint>
@@ -79,113 +80,6 @@ struct Op {
   double calc_seconds = 0.0;       ///< calc only: how long the rank is busy
   bool operator==(const Op&) const = default;
 };
-
-/// How messages travel on the wire (algorithms.md sections 3.3, 3.4, 3.7). A message of m payload
-/// bytes occupies ceil(m / efficiency) bytes of link time and pays `message_latency` more on top of
-/// the route latency (`inter_node_latency` when it leaves the node); every rank starts `launch`
-/// late (a kernel launch, NCCL's baseLatencies).
-struct Protocol {
-  std::string name;                ///< "" (plain), "LL", "LL128" or "Simple"
-  double efficiency = 1.0;         ///< payload bytes per wire byte, in (0, 1]
-  Seconds launch{0.0};             ///< once, at the start of every rank
-  Seconds message_latency{0.0};    ///< per message within a node
-  Seconds inter_node_latency{0.0}; ///< per message between nodes
-  /// How a rank's messages share its device. false: LogGP's single port (one message leaves, and
-  /// one arrives, at a time). true: a port per link of the device: messages that leave (or
-  /// arrive) over different first (last) links of their routes overlap, as NCCL's channels do,
-  /// each a thread block driving its own NVLink, PCIe or NIC path (set by the NCCL stack).
-  bool port_per_link = false;
-  /// The most payload bytes per second one issue stream moves (NCCL: one channel's thread block,
-  /// whose copy loop bounds LL and LL128 below the link rate; tuning.cc's per-channel maxima);
-  /// 0: no bound but the links'.
-  Bandwidth stream_bandwidth{0.0};
-  /// Data bytes per link byte of the node's own links for messages within a node (NVLink's or
-  /// PCIe's packet overhead: the rate a GPU's copies reach over a link of nominal rate B is
-  /// B x this), on top of `efficiency`.
-  double intra_node_efficiency = 1.0;
-  /// The same for messages that leave the node: the network transport's (IB RDMA headers, EFA's
-  /// SRD, TCP), on top of `efficiency`.
-  double inter_node_efficiency = 1.0;
-  /// Flow control: the most messages a sender may have in flight on one connection (sender,
-  /// receiver, the sender's issue stream) before the receiver has consumed the oldest, as NCCL's
-  /// FIFO of NCCL_STEPS slots per peer connection bounds a channel (src/device/prims_simple.h
-  /// waits for the peer's head to pass step - NCCL_STEPS). The k-th send on a connection starts
-  /// no earlier than the receive of the (k - fifo_slots)-th completes. 0: unbounded.
-  std::uint32_t fifo_slots = 0;
-  /// The software overhead o of a message within a node when >= 0, in place of the endpoint's
-  /// (MPI's matching send and receive): a library whose intra-node transport is flags and
-  /// payload in a shared segment, polled by the peer, pays only the route's latency (one cache
-  /// line moving between cores) and the data time (HCOLL's basesmuma, MPICH's release_gather:
-  /// algorithms' over_shared_memory_flags). The reader copies: loggp books such a message's data
-  /// time on the receiver, not on the sender's port.
-  Seconds intra_node_overhead{-1.0};
-  /// Rendezvous: a message of more than this many payload bytes moves only after a handshake, the
-  /// sender's ready-to-send reaching the receiver and the receiver's request (UCX's RDMA GET, ob1's
-  /// clear-to-send) coming back: two more route latencies before its data (UCX's rndv protocol,
-  /// src/ucp/tag/rndv.c; Open MPI ob1's pml_ob1_sendreq.c). 0: every message eager.
-  std::uint64_t rendezvous_bytes = 0;
-  /// A rendezvous message between nodes of fewer than `rendezvous_read_bytes` payload bytes moves
-  /// in windows of this many bytes, each granted by a clear-to-send of its own: a handshake per
-  /// window (libfabric's efa provider, long-CTS protocol: the receiver grants 32 packets of
-  /// payload a time and sends the next grant when they are in, rxr_pkt_type_misc.c and
-  /// rxr_pkt_type_data.c in v1.18.0). 0: one handshake whatever the length.
-  std::uint64_t rendezvous_window_bytes = 0;
-  /// From this many payload bytes a message between nodes is read by the receiver in one RDMA
-  /// read after one handshake, whatever the eager threshold and the windows (libfabric efa's read
-  /// protocol, which it picks before the others, FI_EFA_INTER_MIN_READ_MESSAGE_SIZE). 0: never.
-  std::uint64_t rendezvous_read_bytes = 0;
-  /// The rendezvous threshold of messages inside a node where it differs from the one between
-  /// nodes (libfabric efa over its shm peer: eager up to 4096 bytes, a read handshake above,
-  /// where the network's eager and medium protocols go to 64 KiB): a message of more than this
-  /// many bytes waits for a handshake (0: every message with data, as libfabric's 0 means);
-  /// kAsBetweenNodes: the same `rendezvous_bytes`.
-  std::uint64_t intra_node_rendezvous_bytes = kAsBetweenNodes;
-  static constexpr std::uint64_t kAsBetweenNodes = ~std::uint64_t{0};
-  /// The network proxy's CPU time per message between nodes (NCCL: one progress thread per GPU
-  /// posts every network step of all its channels, src/transport/net.cc): such a message leaves
-  /// no earlier than its sender's proxy is free, and holds the proxy this long, so that a rank's
-  /// network messages are posted one after another. 0: none.
-  Seconds proxy_overhead{0.0};
-  /// Host agents copy their messages inside a node (stacks/host_staging.hpp: an MPI library's
-  /// host processes running an algorithm on staged GPU buffers move a message to another process
-  /// of the node through shared memory, one copy by the sender's core: UCX's CMA). An agent's send
-  /// to another agent of its node leaves length / (its endpoint's copy rate) after it is ready,
-  /// and the agent's later operations issue no earlier. false: such a message costs its route.
-  bool agents_copy = false;
-  /// One core's rates for what an MPI library's CPU ranks do themselves (stacks/mpi_paths.hpp): a
-  /// rank's send to another rank of its node leaves only after its core has copied it, its wire
-  /// bytes (twice the payload on a two-copy transport) at `core_copy_bandwidth`, and the rank's
-  /// later operations wait for that copy, as an agent's (agents_copy); its reductions run at no
-  /// more than `core_reduce_bandwidth`. Not for messages whose readers copy (intra_node_overhead
-  /// set). 0: the route's and the endpoint's rates (a CPU rank's are its NUMA domain's).
-  Bandwidth core_copy_bandwidth{0.0};
-  Bandwidth core_reduce_bandwidth{0.0};
-  bool operator==(const Protocol&) const = default;
-};
-
-/// How many handshakes a message of m payload bytes waits for before its data arrives under `p`
-/// (0: eager), between two ranks of one node or not: one per rendezvous message, one per window
-/// for a windowed one (Protocol::rendezvous_window_bytes). Each costs the engines two more route
-/// latencies (the request and the grant).
-[[nodiscard]] inline std::uint64_t rendezvous_handshakes(const Protocol& p, std::uint64_t m,
-                                                         bool same_node) {
-  if (same_node) {
-    if (p.intra_node_rendezvous_bytes != Protocol::kAsBetweenNodes) {
-      return m > p.intra_node_rendezvous_bytes ? 1 : 0;
-    }
-    return p.rendezvous_bytes > 0 && m > p.rendezvous_bytes ? 1 : 0;
-  }
-  if (p.rendezvous_read_bytes > 0 && m >= p.rendezvous_read_bytes) {
-    return 1;
-  }
-  if (p.rendezvous_bytes == 0 || m <= p.rendezvous_bytes) {
-    return 0;
-  }
-  if (p.rendezvous_window_bytes > 0) {
-    return (m + p.rendezvous_window_bytes - 1) / p.rendezvous_window_bytes;
-  }
-  return 1;
-}
 
 /// What a schedule computes: the collective, the rank count, the message size in nccl-tests'
 /// convention (allreduce/reduce/bcast: the vector on each rank; allgather/reduce_scatter/alltoall/
@@ -432,9 +326,6 @@ private:
 
 /// The stable text form (GOAL-like, diffable). parse_schedule(print_schedule(s)) == s.
 std::string print_schedule(const Schedule& s);
-/// The text form's `protocol ...` line of `p` (without the newline): the required fields, then
-/// each optional one that differs from its default (core/src/schedule_text.cpp has the grammar).
-std::string protocol_line(const Protocol& p);
 /// Parses the text form; errors are ScheduleError with "name:line:column: error: ...".
 Schedule parse_schedule(std::string_view text, std::string_view source_name = "<schedule>");
 
