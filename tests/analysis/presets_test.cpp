@@ -87,3 +87,23 @@ TEST_CASE("every preset loads by name, builds, runs its studies and respects phy
     }
   }
 }
+
+TEST_CASE("the CPU presets give one core's bandwidth from a measured DRAM latency",
+          "[analysis][presets]") {
+  // Little's law as topologies::core_memory_bandwidth takes it: 24 lines of 64 B in flight over
+  // the DRAM latency. Intel presets: AnandTech's Skylake-SP 89-91 ns (the preset files cite it),
+  // given as core_bandwidth, because their memory_latency (0.3 us) is a route latency between
+  // cores; EPYC presets: their memory_latency is AnandTech's Rome DRAM latency, 113 ns.
+  const auto core_of = [](const char* preset) {
+    return topologies::core_memory_bandwidth(io::load_scenario(preset).topology.system.node.cpu)
+        .bytes_per_second;
+  };
+  for (const char* intel : {"gadi", "qiming", "azure-hc44rs"}) {
+    INFO(intel);
+    CHECK(core_of(intel) == Approx(24.0 * 64 / 90e-9).epsilon(0.005));
+  }
+  for (const char* epyc : {"cpu-hdr100-epyc", "nscc-aspire2a"}) {
+    INFO(epyc);
+    CHECK(core_of(epyc) == Approx(24.0 * 64 / 113e-9));
+  }
+}
