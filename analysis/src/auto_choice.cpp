@@ -321,6 +321,7 @@ std::optional<LibraryChoice> auto_choice(const core::Scenario& scenario, const c
   call.bytes = bytes;
   call.element_bytes = element_bytes;
   call.varying = varying;
+  call.tuning = stacks::read_ompi_tuning(&scenario.mpi);
   auto choice = ompi41_default(call, registry);
   if (choice && !stand_in.empty()) {
     choice->reason +=

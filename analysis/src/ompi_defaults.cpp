@@ -26,6 +26,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <initializer_list>
 #include <string_view>
@@ -41,6 +42,7 @@ constexpr std::uint64_t kKiB = 1024;
 constexpr std::uint64_t kMiB = 1024 * kKiB;
 
 constexpr std::string_view kLibrary = "Open MPI 4.1.x coll/tuned (fixed rules)";
+constexpr std::string_view kForcedLibrary = "Open MPI 4.1.x coll/tuned (forced algorithm)";
 
 using detail::p_below;
 using detail::p_equals;
@@ -246,58 +248,47 @@ std::vector<Row> rows_for(CollectiveKind c, bool commutative) {
   throw core::InternalError("ompi41_fixed_rule: unhandled collective");
 }
 
-struct IdName {
-  int id;
-  std::string_view name;
-};
-
-/// The ids as 4.1.4's `ompi_info --all` lists them (coll_tuned_<coll>_algorithm).
-std::vector<IdName> id_names(CollectiveKind c) {
-  switch (c) {
-  case CollectiveKind::allreduce:
-    return {{1, "basic_linear"}, {2, "nonoverlapping"}, {3, "recursive_doubling"},
-            {4, "ring"},         {5, "segmented_ring"}, {6, "rabenseifner"}};
-  case CollectiveKind::bcast:
-    return {
-        {1, "basic_linear"},          {2, "chain"},    {3, "pipeline"}, {4, "split_binary_tree"},
-        {5, "binary_tree"},           {6, "binomial"}, {7, "knomial"},  {8, "scatter_allgather"},
-        {9, "scatter_allgather_ring"}};
-  case CollectiveKind::reduce:
-    return {{1, "linear"},   {2, "chain"},           {3, "pipeline"},    {4, "binary"},
-            {5, "binomial"}, {6, "in-order_binary"}, {7, "rabenseifner"}};
-  case CollectiveKind::allgather:
-    return {{1, "linear"}, {2, "bruck"},    {3, "recursive_doubling"},
-            {4, "ring"},   {5, "neighbor"}, {6, "two_proc"}};
-  case CollectiveKind::reduce_scatter:
-    return {{1, "non-overlapping"}, {2, "recursive_halving"}, {3, "ring"}, {4, "butterfly"}};
-  case CollectiveKind::alltoall:
-    return {
-        {1, "linear"}, {2, "pairwise"}, {3, "modified_bruck"}, {4, "linear_sync"}, {5, "two_proc"}};
-  case CollectiveKind::gather: return {{1, "basic_linear"}, {2, "binomial"}, {3, "linear_sync"}};
-  case CollectiveKind::scatter: return {{1, "basic_linear"}, {2, "binomial"}, {3, "linear_nb"}};
-  case CollectiveKind::barrier:
-    return {{1, "linear"}, {2, "double_ring"}, {3, "recursive_doubling"},
-            {4, "bruck"},  {5, "two_proc"},    {6, "tree"}};
-  }
-  return {};
-}
-
 std::string label(CollectiveKind c, int id) {
   return fmt::format("ompi:{} {}", id, ompi41_algorithm_name(c, id));
 }
 
 /// What coll/base actually executes for the id the rules chose: the id after internal fallbacks,
-/// the parameters that reproduce fixed mode (faninout 0, segsize 0), and notes for the reason.
+/// the parameters that reproduce fixed mode (faninout 0, segsize 0) or the forced ones, and notes
+/// for the reason.
 struct Execution {
   int id = 0;
   algorithms::RawParams params;
   std::vector<std::string> notes;
 };
 
-Execution execute(const OmpiCall& call, int chosen) {
+/// The bytes of one segment coll/base cuts a vector of `count` elements of `e` bytes into for a
+/// segment size of `segsize` bytes (COLL_BASE_COMPUTED_SEGCOUNT: whole elements, the rest rounded
+/// to the nearer; no segmentation, 0 here, when segsize is below one element or not below the
+/// vector).
+std::uint64_t segment_bytes(std::uint64_t segsize, std::uint32_t e, std::uint64_t count) {
+  if (segsize < e || segsize >= std::uint64_t{e} * count) {
+    return 0;
+  }
+  std::uint64_t segcount = segsize / e;
+  if (segsize - segcount * e > e / 2U) {
+    ++segcount;
+  }
+  return segcount * e;
+}
+
+/// The chain fanout coll/base builds (ompi_coll_base_topo_build_chain: below 1 forced to 1,
+/// above MAXTREEFANOUT, 32, to 32): fixed mode passes 0.
+std::uint32_t chain_fanout(const stacks::OmpiForced* forced) {
+  return forced == nullptr ? 1U : std::clamp<std::uint32_t>(forced->chain_fanout, 1, 32);
+}
+
+Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* forced) {
   const std::uint32_t p = call.ranks;
   const std::uint64_t count = call.bytes.value / call.element_bytes; // whole-vector elements
   const std::uint64_t pof2 = std::bit_floor(std::uint64_t{p});
+  // The segment size coll/base receives: the forced one, else the fixed rules' 0.
+  const std::uint64_t segsize = forced != nullptr ? forced->segsize : 0;
+  const std::string segment = std::to_string(segment_bytes(segsize, call.element_bytes, count));
   Execution e{chosen, {}, {}};
   switch (call.collective) {
   case CollectiveKind::allreduce:
@@ -307,8 +298,18 @@ Execution execute(const OmpiCall& call, int chosen) {
       e.id = 1;
     }
     if (e.id == 5) {
-      e.notes.emplace_back("segsize 0: segmented_ring runs the plain ring");
-      e.id = 4;
+      const std::uint64_t seg = segment_bytes(segsize, call.element_bytes, count);
+      const std::uint64_t segcount = seg == 0 ? count : seg / call.element_bytes;
+      if (count < std::uint64_t{p} * segcount) {
+        e.notes.push_back(segsize == 0
+                              ? std::string("segsize 0: segmented_ring runs the plain ring")
+                              : fmt::format("segmented_ring with count {} < p x segcount "
+                                            "= {} x {} runs the plain ring",
+                                            count, p, segcount));
+        e.id = 4;
+      } else {
+        e.params = {{"segment_size", std::to_string(seg)}};
+      }
     }
     if (e.id == 4 && count < p) {
       e.notes.push_back(
@@ -325,14 +326,22 @@ Execution execute(const OmpiCall& call, int chosen) {
     if (e.id == 4 && count < 2) {
       e.notes.push_back("split_binary_tree with a half of 0 elements runs chain with fanout 1");
       e.id = 2;
+      forced = nullptr; // split_bintree passes fanout 1 itself
     }
     if (e.id == 2) {
-      e.notes.emplace_back("faninout 0: build_chain forces fanout 1");
-      e.params = {{"chains", "1"}, {"segment_size", "0"}};
+      if (forced == nullptr) {
+        e.notes.emplace_back("faninout 0: build_chain forces fanout 1");
+      }
+      e.params = {{"chains", std::to_string(chain_fanout(forced))}, {"segment_size", segment}};
     } else if (e.id == 3 || e.id == 4 || e.id == 5) {
-      e.params = {{"segment_size", "0"}};
+      e.params = {{"segment_size", segment}};
     } else if (e.id == 7) {
       e.params = {{"radix", "4"}}; // coll_tuned_bcast_knomial_radix
+    }
+    if ((e.id == 6 || e.id == 7) && segment != "0") {
+      e.notes.push_back(fmt::format("collsim's {} does not segment: the forced {} B segments are "
+                                    "not modelled",
+                                    ompi41_algorithm_name(CollectiveKind::bcast, e.id), segsize));
     }
     break;
   case CollectiveKind::reduce:
@@ -342,10 +351,16 @@ Execution execute(const OmpiCall& call, int chosen) {
       e.id = 1;
     }
     if (e.id == 2) {
-      e.notes.emplace_back("faninout 0: build_chain forces fanout 1");
-      e.params = {{"chains", "1"}, {"segment_size", "0"}};
+      if (forced == nullptr) {
+        e.notes.emplace_back("faninout 0: build_chain forces fanout 1");
+      }
+      e.params = {{"chains", std::to_string(chain_fanout(forced))}, {"segment_size", segment}};
     } else if (e.id == 3 || e.id == 4) {
-      e.params = {{"segment_size", "0"}};
+      e.params = {{"segment_size", segment}};
+    } else if ((e.id == 5 || e.id == 6) && segment != "0") {
+      e.notes.push_back(fmt::format("collsim's {} does not segment: the forced {} B segments are "
+                                    "not modelled",
+                                    ompi41_algorithm_name(CollectiveKind::reduce, e.id), segsize));
     }
     break;
   case CollectiveKind::allgather:
@@ -381,7 +396,9 @@ Execution execute(const OmpiCall& call, int chosen) {
     break;
   case CollectiveKind::gather:
     if (e.id == 3) {
-      e.params = {{"first_segment", "0"}}; // segsize 0: the whole block in the first segment
+      // The first segment's size is the segment size (fixed mode: 0, the whole block at once).
+      e.params = {{"first_segment", std::to_string(segment_bytes(segsize, call.element_bytes,
+                                                                 count / std::max(p, 1U)))}};
     }
     break;
   case CollectiveKind::scatter: break;
@@ -436,7 +453,7 @@ OmpiRule ompi41_fixed_rule(CollectiveKind collective, std::uint32_t ranks, std::
 }
 
 std::string ompi41_algorithm_name(CollectiveKind collective, int id) {
-  for (const auto& entry : id_names(collective)) {
+  for (const auto& entry : stacks::ompi41_algorithms(collective)) {
     if (entry.id == id) {
       return std::string{entry.name};
     }
@@ -458,8 +475,11 @@ algorithms::RawParams ompi41_nonoverlapping_halves(const OmpiCall& call,
     sub.collective = half;
     sub.varying = false;
     const std::uint64_t m = ompi41_metric(sub);
-    rules.push_back(ompi41_fixed_rule(half, call.ranks, m, call.commutative).id);
-    const Execution e = execute(sub, rules.back());
+    const stacks::OmpiForced* forced = call.tuning.forced_for(half);
+    rules.push_back(forced != nullptr
+                        ? forced->id
+                        : ompi41_fixed_rule(half, call.ranks, m, call.commutative).id);
+    const Execution e = execute(sub, rules.back(), forced);
     out[half == CollectiveKind::reduce ? "reduce" : "bcast"] = find_ompi(registry, half, e.id).name;
     fallbacks.insert(fallbacks.end(), e.notes.begin(), e.notes.end());
   }
@@ -505,18 +525,34 @@ std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
   }
 
   const std::uint64_t m = ompi41_metric(call);
-  const OmpiRule rule = ompi41_fixed_rule(c, call.ranks, m, call.commutative);
-  Execution run = execute(call, rule.id);
+  const stacks::OmpiForced* forced = call.tuning.forced_for(c);
+  const OmpiRule rule =
+      forced != nullptr
+          ? OmpiRule{forced->id, fmt::format("forced by {} with coll_tuned_use_dynamic_rules on",
+                                             forced->source)}
+          : ompi41_fixed_rule(c, call.ranks, m, call.commutative);
+  Execution run = execute(call, rule.id, forced);
   const auto& algo = find_ompi(registry, c, run.id);
   if (c == CollectiveKind::allreduce && run.id == 2) {
     run.params = ompi41_nonoverlapping_halves(call, registry, &run.notes);
   }
 
-  choice.library = std::string{kLibrary};
+  choice.library = forced != nullptr ? std::string{kForcedLibrary} : std::string{kLibrary};
   choice.algorithm = algo.name;
   choice.params = std::move(run.params);
   choice.library_name = label(c, rule.id);
   choice.reason = rule.reason;
+  if (const auto it = call.tuning.forced.find(c);
+      forced == nullptr && it != call.tuning.forced.end() && it->second.id != 0) {
+    choice.reason += fmt::format("; {} is set, but not coll_tuned_use_dynamic_rules: Open MPI "
+                                 "ignores it",
+                                 it->second.source);
+  }
+  if (call.tuning.dynamic_rules && !call.tuning.rules_file.empty()) {
+    choice.reason += fmt::format("; Open MPI consults the rules file {} first, which collsim "
+                                 "does not read",
+                                 call.tuning.rules_file);
+  }
   for (const auto& note : run.notes) {
     choice.reason += "; " + note;
   }

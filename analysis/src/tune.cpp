@@ -272,6 +272,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
   const EngineChoice engine(options.engine, scenario);
   check_stack(scenario);
   const stacks::Stack* stack = scenario.stack.empty() ? nullptr : &stacks().find(scenario.stack);
+  const stacks::OmpiTuning tuning = stacks::read_ompi_tuning(&scenario.mpi);
   // NCCL's candidates are compared with NCCL's own choice, and only where NCCL can run them.
   const bool nccl = options.candidates.library == "nccl";
   table.default_model =
@@ -393,6 +394,7 @@ core::TuneTable tune(const core::Scenario& scenario, const TuneOptions& options,
             call.bytes =
                 counts.empty() ? s : core::Bytes{core::counts_bytes(collective, p, counts)};
             call.varying = varying;
+            call.tuning = tuning;
             // NCCL has no allgatherv or MPI_Reduce_scatter: no default there.
             const bool nccl_lacks = varying && !nccl_v_refusal(collective).empty();
             const std::optional<LibraryChoice> choice =

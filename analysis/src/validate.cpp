@@ -54,6 +54,7 @@ struct Candidate {
 /// NCCL's choice for an NCCL point, made once per point by the caller).
 std::optional<LibraryChoice> library_default(const MeasuredPoint& p,
                                              const std::optional<NcclChoice>& nccl,
+                                             const stacks::OmpiTuning& tuning,
                                              const algorithms::Registry& registry) {
   if (p.library == Library::mpi) {
     // Open MPI's rules stand for MPI logs that do not name another library (OSU prints none).
@@ -70,12 +71,45 @@ std::optional<LibraryChoice> library_default(const MeasuredPoint& p,
     if (p.element_bytes != 0) {
       call.element_bytes = p.element_bytes;
     }
+    call.tuning = tuning;
     return ompi41_default(call, registry);
   }
   if (p.library == Library::nccl && nccl) {
     return nccl_library_choice(*nccl);
   }
   return std::nullopt;
+}
+
+/// The scenario's `mpi.env` with the Open MPI MCA parameters a log's run sets on top, as the
+/// OMPI_MCA_ variables Open MPI reads them from (a log's setting wins), and what coll/tuned makes
+/// of them; a bad value fails at its place in the log.
+struct LogMpi {
+  core::MpiSpec spec;
+  stacks::OmpiTuning tuning;
+};
+
+LogMpi with_log_mca(const core::MpiSpec& scenario, const MeasuredPoint& p) {
+  LogMpi out{scenario, {}};
+  for (const auto& [name, value] : p.mca) {
+    const std::string var = "OMPI_MCA_" + name;
+    out.spec.env[var] = value;
+    out.spec.env_pos[var] =
+        p.mca_pos.contains(name) ? p.mca_pos.at(name) : core::SourcePos{p.file, 0, 0};
+  }
+  try {
+    out.tuning = stacks::read_ompi_tuning(&out.spec);
+  } catch (const core::ScenarioError& e) {
+    if (e.pos().file != p.file) {
+      throw; // the scenario's own value
+    }
+    std::string name = e.yaml_path();
+    if (name.starts_with("mpi.env.OMPI_MCA_")) {
+      name = name.substr(17);
+    }
+    throw core::LogParseError(e.pos(),
+                              fmt::format("{} (set by the log's run): {}", name, e.message()));
+  }
+  return out;
 }
 
 /// The scenario's NCCL settings with a log's variables and NCCL release on top, and what NCCL's
@@ -250,6 +284,14 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
       log_nccl.emplace(log_nccl_key(p), with_log_env(scenario.nccl, p));
     }
   }
+  // The MPI settings of each MPI point: the scenario's `mpi.env` with the MCA parameters its log
+  // shows the run set on top (one per distinct set; a bad value fails here, at its place).
+  std::map<std::map<std::string, std::string>, LogMpi> log_mpi;
+  for (const MeasuredPoint& p : points) {
+    if (p.library == Library::mpi && !log_mpi.contains(p.mca)) {
+      log_mpi.emplace(p.mca, with_log_mca(scenario.mpi, p));
+    }
+  }
   // The stack of each point: the scenario's (or --stack) where one is named, else the one its log
   // shows (MeasuredPoint::stack), else none. One scenario and engine per stack.
   struct Under {
@@ -332,10 +374,21 @@ ValidationResult validate(const core::Scenario& scenario, std::span<const Measur
     // of the library that measured the log.
     std::optional<LibraryChoice> library;
     if (automatic && !fastest) {
-      library = stack != nullptr
-                    ? auto_choice(u.scenario, *topo, p.collective, p.ranks, p.bytes, registry,
-                                  nullptr, p.element_bytes != 0 ? p.element_bytes : 4)
-                    : library_default(p, nccl, registry);
+      const LogMpi* mpi = p.library == Library::mpi ? &log_mpi.at(p.mca) : nullptr;
+      if (stack != nullptr) {
+        // The log's MCA parameters steer Open MPI's choice under the stack as well.
+        std::optional<core::Scenario> with_mca;
+        if (mpi != nullptr && !p.mca.empty()) {
+          with_mca = u.scenario;
+          with_mca->mpi = mpi->spec;
+        }
+        library =
+            auto_choice(with_mca ? *with_mca : u.scenario, *topo, p.collective, p.ranks, p.bytes,
+                        registry, nullptr, p.element_bytes != 0 ? p.element_bytes : 4);
+      } else {
+        library =
+            library_default(p, nccl, mpi != nullptr ? mpi->tuning : stacks::OmpiTuning{}, registry);
+      }
     }
     if (library) {
       candidates.push_back({&registry.find(p.collective, library->algorithm), library->params});

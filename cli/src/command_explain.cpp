@@ -145,6 +145,7 @@ analysis::LibraryChoice default_choice(LibraryKind library, const Call& call,
     oc.bytes = call.bytes;
     oc.commutative = call.commutative;
     oc.varying = !call.counts.empty();
+    oc.tuning = stacks::read_ompi_tuning(&scenario.mpi);
     auto choice = analysis::ompi41_default(oc, registry);
     if (!choice) {
       throw core::UsageError(fmt::format(

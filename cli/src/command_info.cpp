@@ -205,7 +205,9 @@ void add_stacks(CLI::App& app) {
       switch (info.chooser) {
       case stacks::Chooser::machine: chooser = "NCCL's on GPU ranks, else Open MPI 4.1's"; break;
       case stacks::Chooser::nccl: chooser = "NCCL's tuning model"; break;
-      case stacks::Chooser::ompi41: chooser = "Open MPI 4.1 coll/tuned's fixed rules"; break;
+      case stacks::Chooser::ompi41:
+        chooser = "Open MPI 4.1 coll/tuned's fixed rules, or the algorithm mpi.env forces";
+        break;
       case stacks::Chooser::ucc: chooser = "UCC 1.1 tl/ucp's default selection"; break;
       case stacks::Chooser::hcoll:
         chooser = "HCOLL's hierarchical allreduce, else Open MPI 4.1's";

@@ -83,6 +83,13 @@ std::string describe(const io::ParsedLog& log, const io::LogInfo& info, std::siz
     }
     s += "\n";
   }
+  if (!info.mca.empty()) {
+    s += "#   Open MPI MCA parameters:";
+    for (const io::EnvSetting& e : info.mca) {
+      s += fmt::format(" {}={} (line {})", e.name, e.value, e.line);
+    }
+    s += "\n";
+  }
   return s;
 }
 
@@ -187,6 +194,7 @@ std::string format_json(const Ingested& in) {
                       {"ranks_source", i.ranks_source},
                       {"command", i.command},
                       {"env", env_json(i.env)},
+                      {"mca", env_json(i.mca)},
                       {"out_of_place", i.out_of_place},
                       {"in_place", i.in_place},
                       {"rows", i.rows}});

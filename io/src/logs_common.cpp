@@ -417,6 +417,7 @@ std::optional<Command> command_at(const std::vector<Line>& lines, std::size_t i,
   Command cmd;
   cmd.text = std::string(trim(joined));
   cmd.program = basename(w[program]);
+  cmd.mca = mca_settings(lines, i, consumed, cmd.program);
   for (std::size_t k = program + 1; k < w.size(); ++k) {
     cmd.args.emplace_back(w[k]);
   }

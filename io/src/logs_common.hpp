@@ -69,6 +69,8 @@ struct Command {
   /// sum of its -H slots; nullopt when not a number (`-n $GPUS`) or not given.
   std::optional<std::uint32_t> processes;
   std::optional<std::uint32_t> nodes; ///< -H host list entries, srun/flux -N
+  /// Open MPI MCA parameters the launch sets (mca_settings), names without OMPI_MCA_.
+  std::vector<EnvSetting> mca;
   /// The value of a benchmark argument (`-g 8` -> "8"), or nullopt.
   [[nodiscard]] std::optional<std::string> arg(std::string_view name) const;
   [[nodiscard]] bool has_arg(std::string_view name) const;
@@ -78,6 +80,16 @@ struct Command {
 /// does not run a known benchmark. `consumed` gets the number of lines the command spans.
 std::optional<Command> command_at(const std::vector<Line>& lines, std::size_t i,
                                   std::size_t& consumed);
+
+/// The Open MPI MCA parameters that a launch command on lines [i, i + count) sets before its
+/// benchmark `program`: mpirun's `--mca NAME VALUE` (also `-mca`, `--gmca`, `-gmca`) and the
+/// environment forms of OMPI_MCA_NAME (`-x OMPI_MCA_NAME=VALUE`, `OMPI_MCA_NAME=VALUE mpirun`,
+/// Hydra's `-genv OMPI_MCA_NAME VALUE`, srun's `--export=ALL,OMPI_MCA_NAME=VALUE`; Open MPI's
+/// opal/mca/base/mca_base_var.c reads OMPI_MCA_-prefixed variables as the parameter). Names are
+/// given without the prefix; a later setting comes later in the list. A value the shell computes
+/// (`$ALG`) is left out.
+std::vector<EnvSetting> mca_settings(const std::vector<Line>& lines, std::size_t i,
+                                     std::size_t count, std::string_view program);
 
 /// The NCCL_ variables that the lines [i, i + count) set (EnvSetting lists the forms). A value
 /// the shell computes (`NCCL_ALGO=$ALGO`) is not a setting: its text goes to `unread` instead.

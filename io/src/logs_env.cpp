@@ -1,5 +1,6 @@
 // NCCL environment variables a log shows its run set (logs_common.hpp, nccl_env_settings): the
-// shell forms users write them in and NCCL_DEBUG=INFO's "set by environment" lines.
+// shell forms users write them in and NCCL_DEBUG=INFO's "set by environment" lines; and the Open
+// MPI MCA parameters a launch command sets (mca_settings).
 
 #include "logs_common.hpp"
 
@@ -44,7 +45,96 @@ void assignment(std::string_view word, std::string_view text, std::size_t line,
          out, unread);
 }
 
+/// Each item of srun's `--export=ALL,NAME=VALUE,...` in `word` (which starts with `--export=`).
+template <typename F>
+void each_export(std::string_view word, F&& f) {
+  std::string_view list = word.substr(9);
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    f(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+}
+
+constexpr std::string_view kMcaPrefix = "OMPI_MCA_";
+
+bool is_mca_name(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+/// `OMPI_MCA_NAME=VALUE` in `word` (a word of `text` on line `line`): an MCA setting.
+void mca_assignment(std::string_view word, std::string_view text, std::size_t line,
+                    std::vector<EnvSetting>& out) {
+  const std::size_t eq = word.find('=');
+  if (eq == std::string_view::npos || !starts_with(word, kMcaPrefix) ||
+      !is_mca_name(word.substr(kMcaPrefix.size(), eq - kMcaPrefix.size()))) {
+    return;
+  }
+  std::vector<EnvSetting> unread;
+  record({std::string(word.substr(kMcaPrefix.size(), eq - kMcaPrefix.size())),
+          unquoted(word.substr(eq + 1)), line,
+          static_cast<std::size_t>(word.data() - text.data()) + kMcaPrefix.size() + 1},
+         out, unread);
+}
+
+/// A word of a command with where it is written.
+struct PlacedWord {
+  std::string_view word;
+  std::string_view text; ///< its line
+  std::size_t line = 0;
+};
+
 } // namespace
+
+std::vector<EnvSetting> mca_settings(const std::vector<Line>& lines, std::size_t i,
+                                     std::size_t count, std::string_view program) {
+  std::vector<PlacedWord> w;
+  for (std::size_t k = i; k < i + count && k < lines.size(); ++k) {
+    for (std::string_view word : words(lines[k].text)) {
+      if (word == "\\") {
+        continue; // a continuation
+      }
+      w.push_back({word, lines[k].text, lines[k].number});
+    }
+  }
+  std::vector<EnvSetting> out;
+  const auto column = [](const PlacedWord& p) {
+    return static_cast<std::size_t>(p.word.data() - p.text.data()) + 1;
+  };
+  for (std::size_t n = 0; n < w.size(); ++n) {
+    std::string_view word = w[n].word;
+    while (!word.empty() && (word.front() == '"' || word.front() == '\'')) {
+      word.remove_prefix(1);
+    }
+    if (word == program ||
+        (word.find('/') != std::string_view::npos && word.substr(word.rfind('/') + 1) == program)) {
+      break; // the benchmark's own arguments follow
+    }
+    if ((word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") &&
+        n + 2 < w.size() && is_mca_name(w[n + 1].word)) {
+      std::vector<EnvSetting> unread;
+      record({std::string(w[n + 1].word), unquoted(w[n + 2].word), w[n + 1].line, column(w[n + 1])},
+             out, unread);
+      n += 2;
+    } else if ((word == "-genv" || word == "-env") && n + 2 < w.size() &&
+               starts_with(w[n + 1].word, kMcaPrefix) &&
+               is_mca_name(w[n + 1].word.substr(kMcaPrefix.size()))) {
+      std::vector<EnvSetting> unread;
+      record({std::string(w[n + 1].word.substr(kMcaPrefix.size())), unquoted(w[n + 2].word),
+              w[n + 1].line, column(w[n + 1]) + kMcaPrefix.size()},
+             out, unread);
+      n += 2;
+    } else if (starts_with(word, "--export=")) {
+      each_export(word,
+                  [&](std::string_view item) { mca_assignment(item, w[n].text, w[n].line, out); });
+    } else {
+      mca_assignment(word, w[n].text, w[n].line, out);
+    }
+  }
+  return out;
+}
 
 std::vector<EnvSetting> nccl_env_settings(const std::vector<Line>& lines, std::size_t i,
                                           std::size_t count, std::vector<EnvSetting>& unread) {
@@ -78,12 +168,8 @@ std::vector<EnvSetting> nccl_env_settings(const std::vector<Line>& lines, std::s
                out, unread);
         n += 2;
       } else if (starts_with(word, "--export=")) {
-        std::string_view list = word.substr(9);
-        while (!list.empty()) {
-          const std::size_t comma = list.find(',');
-          assignment(list.substr(0, comma), text, l.number, out, unread);
-          list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-        }
+        each_export(word,
+                    [&](std::string_view item) { assignment(item, text, l.number, out, unread); });
       } else {
         assignment(word, text, l.number, out, unread);
       }

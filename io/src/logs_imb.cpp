@@ -173,6 +173,7 @@ private:
       warn_.seen();
       command_ = excerpt(cmd->text);
       command_line_ = excerpt(cmd->text, kCommandLineMax);
+      mca_ = cmd->mca;
       return consumed;
     }
     if (!line.comment) {
@@ -257,6 +258,7 @@ private:
     info.mpi_version = mpi_version_;
     info.command = command_;
     info.command_line = command_line_;
+    info.mca = mca_;
     info.line = run.line;
     info.rows = run.rows.size();
     info.out_of_place = true;
@@ -315,6 +317,7 @@ private:
   std::string op_;
   std::string command_;
   std::string command_line_;
+  std::vector<EnvSetting> mca_;
   Run pending_;
   std::optional<Run> run_;
   std::size_t last_header_line_ = 0;

@@ -385,6 +385,7 @@ private:
     if (run.pre.command) {
       info.command = excerpt(run.pre.command->text);
       info.command_line = excerpt(run.pre.command->text, kCommandLineMax);
+      info.mca = run.pre.command->mca;
     }
     info.env = std::move(run.env);
     for (const Device& d : run.pre.devices) {

@@ -449,6 +449,7 @@ private:
     if (run.command) {
       info.command = excerpt(run.command->text);
       info.command_line = excerpt(run.command->text, kCommandLineMax);
+      info.mca = run.command->mca;
       if (const auto d = run.command->arg("-d")) {
         info.accelerator = excerpt(*d);
       }

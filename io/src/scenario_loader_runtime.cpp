@@ -139,12 +139,18 @@ core::MpiSpec Loader::mpi(const Located& at, core::MpiSpec out) const {
       // Environment variables of the MPI library and its transports; the stacks read them
       // (stacks/mpi_env.hpp) and report bad values at the positions kept here.
       for (const auto& v : read_map(f.value, {}, {}).fields) {
-        const bool named = !v.key.empty() && std::all_of(v.key.begin(), v.key.end(), [](char c) {
-          return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-        });
+        // POSIX's portable names: letters, digits and underscores, not starting with a digit
+        // (Open MPI's MCA variables have lower-case letters: OMPI_MCA_coll_tuned_...).
+        const bool named = !v.key.empty() && (v.key.front() < '0' || v.key.front() > '9') &&
+                           std::all_of(v.key.begin(), v.key.end(), [](char c) {
+                             return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                                    (c >= '0' && c <= '9') || c == '_';
+                           });
         if (!named) {
           fail(v.key_pos, v.value.path,
-               fmt::format("'{}' is not an environment variable name (such as UCX_TLS)", v.key));
+               fmt::format("'{}' is not an environment variable name (such as UCX_TLS or "
+                           "OMPI_MCA_coll_tuned_use_dynamic_rules)",
+                           v.key));
         }
         out.env[v.key] = scalar(v.value, "a value such as 16k or rc,sm");
         out.env_pos[v.key] = v.value.pos;

@@ -181,11 +181,18 @@ MpiEnv parse_mpi_env(const core::MpiSpec* spec) {
     env.shared_memory = shared_memory_copies(env.tls, env.tls_excluded);
   }
   read_efa(*spec, env.efa);
+  env.tuning = read_ompi_tuning(spec);
   return env;
 }
 
 std::vector<std::string> ignored_mpi_env(const core::MpiSpec& spec) {
-  return detail::unread(spec.env, kRead);
+  std::vector<std::string> out;
+  for (std::string& name : detail::unread(spec.env, kRead)) {
+    if (!is_ompi_tuning_variable(name)) {
+      out.push_back(std::move(name));
+    }
+  }
+  return out;
 }
 
 } // namespace collsim::stacks

@@ -14,11 +14,15 @@
 #include <collsim/io/rankfile.hpp>
 #include <collsim/io/scenario_loader.hpp>
 #include <collsim/io/workload_loader.hpp>
+#include <collsim/stacks/mpi_env.hpp>
 
 namespace collsim::fuzz {
 
 void scenario(std::string_view text) {
-  (void)io::parse_scenario(text, "fuzz.yaml");
+  const core::Scenario s = io::parse_scenario(text, "fuzz.yaml");
+  // The MPI library's variables are read where a stack runs (stacks/mpi_env.hpp, ompi_tuned.hpp):
+  // UCX's, libfabric's and Open MPI's coll/tuned values.
+  (void)stacks::parse_mpi_env(&s.mpi);
 }
 
 void workload(std::string_view text) {

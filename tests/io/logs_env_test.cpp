@@ -79,3 +79,31 @@ TEST_CASE("a log without NCCL variables has none, and shell variables that merel
   REQUIRE(log.runs.size() == 1);
   CHECK(names(log.runs[0].env) == "NCCL_LIB_DIR_X=/opt/nccl@1:10");
 }
+
+TEST_CASE("a launch command's Open MPI MCA parameters, in every form, up to the benchmark",
+          "[io][logs][env][mca]") {
+  const std::string osu = "# OSU MPI Allreduce Latency Test v7.4\n"
+                          "# Datatype: MPI_CHAR.\n"
+                          "# Size       Avg Latency(us)\n"
+                          "1024                   30.00\n";
+  const std::string text =
+      "$ OMPI_MCA_coll_tuned_use_dynamic_rules=1 mpirun -np 16 --mca "
+      "coll_tuned_allreduce_algorithm 4 -mca btl ^openib -x "
+      "OMPI_MCA_coll_tuned_allreduce_algorithm_segmentsize=64k -x OMPI_MCA_pml=$PML "
+      "./osu_allreduce --mca not_mine 1\n" +                                        // 1
+      osu +                                                                         // 2-5
+      "$ srun -n 16 --export=ALL,OMPI_MCA_coll_tuned_allreduce_algorithm=ring \\\n" // 6
+      "   ./osu_allreduce\n" +                                                      // 7
+      osu +                                                                         // 8-11
+      "$ mpiexec -genv OMPI_MCA_coll_tuned_use_dynamic_rules true -n 16 /opt/osu/osu_allreduce\n" +
+      osu;
+  const ParsedLog log = parse_log(text, "mca.txt");
+  REQUIRE(log.runs.size() == 3);
+  CHECK(names(log.runs[0].mca) ==
+        "coll_tuned_use_dynamic_rules=1@1:12 coll_tuned_allreduce_algorithm=4@1:63 "
+        "btl=^openib@1:101 coll_tuned_allreduce_algorithm_segmentsize=64k@1:125");
+  CHECK(names(log.runs[1].mca) == "coll_tuned_allreduce_algorithm=ring@6:36");
+  CHECK(names(log.runs[2].mca) == "coll_tuned_use_dynamic_rules=true@12:26");
+  // NCCL's variables are not MCA parameters, nor the other way round.
+  CHECK(log.runs[0].env.empty());
+}

@@ -178,7 +178,7 @@ std::vector<BadScenario> bad_scenarios() {
   {"nccl_version_not_a_release.yaml", "nccl_version_not_a_release.yaml:6:12: error: nccl.version: '3.1' is not an NCCL release (expected 2.MINOR.PATCH such as 2.19.3, or a version code such as 21903)"},
   {"nccl_env_not_nccl.yaml", "nccl_env_not_nccl.yaml:7:5: error: nccl.env.CUDA_VISIBLE_DEVICES: 'CUDA_VISIBLE_DEVICES' is not an NCCL environment variable (they start with NCCL_)"},
   {"mpi_unknown_key.yaml", "mpi_unknown_key.yaml:6:3: error: mpi.rndv_thresh: unknown key 'rndv_thresh'; valid keys are: call_overhead, env"},
-  {"mpi_env_not_a_variable.yaml", "mpi_env_not_a_variable.yaml:7:5: error: mpi.env.ucx-tls: 'ucx-tls' is not an environment variable name (such as UCX_TLS)"},
+  {"mpi_env_not_a_variable.yaml", "mpi_env_not_a_variable.yaml:7:5: error: mpi.env.ucx-tls: 'ucx-tls' is not an environment variable name (such as UCX_TLS or OMPI_MCA_coll_tuned_use_dynamic_rules)"},
   {"nccl_efficiency_above_one.yaml", "nccl_efficiency_above_one.yaml:7:24: error: nccl.simple.efficiency_factor: expected a number greater than 0 and at most 1, got 1.2"},
   {"nccl_net_latency_without_unit.yaml", "nccl_net_latency_without_unit.yaml:6:16: error: nccl.net_latency: expected a duration like '1.5 us', '200 ns' or '2 ms', got '75'"},
   {"nccl_call_overhead_without_unit.yaml", "nccl_call_overhead_without_unit.yaml:6:18: error: nccl.call_overhead: expected a duration like '1.5 us', '200 ns' or '2 ms', got '20'"},

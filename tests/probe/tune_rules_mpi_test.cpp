@@ -13,6 +13,7 @@
 #include "../mpi_test_environment.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -221,4 +222,57 @@ TEST_CASE("the rules file collsim tune writes is applied by Open MPI 4.1 as it s
   }
   CHECK(differ > 0);
   std::filesystem::remove(file);
+}
+
+TEST_CASE("Open MPI 4.1 forces an allreduce algorithm from mpirun's --mca only with dynamic rules "
+          "on, as collsim's model of it says",
+          "[probe][mpi][tune]") {
+  if (!open_mpi_launcher()) {
+    WARN("not Open MPI: no coll/tuned to force, nothing to check");
+    return;
+  }
+  // On 5 ranks, 64 B - 16 KiB: the fixed rules run recursive doubling (3) below 8 KiB and
+  // Rabenseifner (6) from it (p < 8 row); the reference bits of each forced id come from
+  // collsim-probe's own MPI_T forcing.
+  const std::string sizes = "64:16KiB";
+  const auto ref = forced({3, 4, 6}, sizes);
+  const std::string ring = "--mca coll_tuned_allreduce_algorithm 4";
+  // With coll_tuned_use_dynamic_rules: the ring at every size.
+  const Run on = mpirun(5, "--mca coll_tuned_use_dynamic_rules 1 " + ring, kProbeArgs + sizes);
+  INFO(on.out << on.err);
+  REQUIRE(on.code == 0);
+  const auto on_tables = checks_of(on.out);
+  REQUIRE(on_tables.size() == 1);
+  REQUIRE(on_tables[0].size() == 9);
+  for (const auto& [size, line] : on_tables[0]) {
+    INFO("size " << size);
+    CHECK(line == ref.at(4).at(size));
+  }
+  // Without it Open MPI does not consult the algorithm: the fixed rules' bits.
+  const Run off = mpirun(5, ring, kProbeArgs + sizes);
+  INFO(off.out << off.err);
+  REQUIRE(off.code == 0);
+  const auto off_tables = checks_of(off.out);
+  REQUIRE(off_tables.size() == 1);
+  for (const auto& [size, line] : off_tables[0]) {
+    INFO("size " << size);
+    CHECK(line == ref.at(size < 8192 ? 3 : 6).at(size));
+  }
+  // collsim says the same for both launches (docs/library-defaults.md, "Forced algorithms").
+  const auto picks = [](const std::string& mca, std::uint64_t bytes) {
+    const auto log = scratch("forced.log");
+    std::ofstream(log) << "$ mpirun -np 5 " << mca << " ./osu_allreduce\n"
+                       << "# OSU MPI Allreduce Latency Test v7.4\n# Datatype: MPI_FLOAT.\n"
+                       << "# Size       Avg Latency(us)\n"
+                       << bytes << "                     10.00\n";
+    const Run v = sh(std::string(COLLSIM_BINARY) + " validate --scenario textbook --log " +
+                     log.string() + " --format json");
+    std::filesystem::remove(log);
+    INFO(v.out << v.err);
+    REQUIRE(v.code == 0);
+    return nlohmann::json::parse(v.out).at("rows").at(0).at("algorithm").get<std::string>();
+  };
+  CHECK(picks("--mca coll_tuned_use_dynamic_rules 1 " + ring, 64) == "ring");
+  CHECK(picks(ring, 64) == "recursive_doubling");
+  CHECK(picks(ring, 16384) == "rabenseifner");
 }

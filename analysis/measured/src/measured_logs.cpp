@@ -163,6 +163,11 @@ std::optional<MeasuredPoint> to_measured_point(const io::ParsedLog& log, const i
   p.nccl_version = log.runs.at(m.run).nccl_version;
   p.file = m.file;
   p.line = m.line;
+  for (const io::EnvSetting& e : log.runs.at(m.run).mca) {
+    p.mca[e.name] = e.value;
+    p.mca_pos[e.name] = core::SourcePos{log.file, static_cast<std::uint32_t>(e.line),
+                                        static_cast<std::uint32_t>(e.column)};
+  }
   for (const io::EnvSetting& e : log.runs.at(m.run).env) {
     p.nccl_env[e.name] = e.value;
     p.nccl_env_pos[e.name] = core::SourcePos{log.file, static_cast<std::uint32_t>(e.line),

@@ -21,6 +21,7 @@
 #include "collsim/analysis/library_choice.hpp"
 #include "collsim/core/collective.hpp"
 #include "collsim/core/units.hpp"
+#include "collsim/stacks/ompi_tuned.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -43,6 +44,10 @@ struct OmpiCall {
   /// MPI_Reduce_scatter with per-rank counts): coll/tuned decides it with other rules
   /// (ompi41_v_default); `bytes` is then the counts' total (alltoall: the largest row).
   bool varying = false;
+  /// What the run sets for coll/tuned (stacks::read_ompi_tuning: a scenario's `mpi.env`, a log's
+  /// launch command): with coll_tuned_use_dynamic_rules on, a forced algorithm of the collective
+  /// replaces the fixed rules (its forced segment size and chain fanout with it).
+  stacks::OmpiTuning tuning{};
 };
 
 /// The message size m (bytes) that coll/tuned's fixed rules compare for this call:
@@ -74,12 +79,13 @@ struct OmpiRule {
 ompi41_nonoverlapping_halves(const OmpiCall& call, const algorithms::Registry& registry,
                              std::vector<std::string>* notes = nullptr);
 
-/// What Open MPI 4.1 (coll/tuned, fixed rules, no MCA overrides) runs for `call`, as a collsim
-/// algorithm accepted by `registry` for that request. nullopt when the call has no uniform MPI
-/// form collsim can generate (ranks 0; alltoall with S not a multiple of p). Throws UsageError
-/// for element_bytes 0, and InternalError if `registry` lacks an algorithm the model needs.
-/// ranks == 1: coll/tuned declines single-rank communicators (coll/self copies locally), so the
-/// choice is collsim's linear algorithm of the collective, which has no messages at p = 1.
+/// What Open MPI 4.1 (coll/tuned: its fixed rules, or the algorithm `call.tuning` forces) runs for
+/// `call`, as a collsim algorithm accepted by `registry` for that request. nullopt when the call
+/// has no uniform MPI form collsim can generate (ranks 0; alltoall with S not a multiple of p).
+/// Throws UsageError for element_bytes 0, and InternalError if `registry` lacks an algorithm the
+/// model needs. ranks == 1: coll/tuned declines single-rank communicators (coll/self copies
+/// locally), so the choice is collsim's linear algorithm of the collective, which has no messages
+/// at p = 1.
 [[nodiscard]] std::optional<LibraryChoice> ompi41_default(const OmpiCall& call,
                                                           const algorithms::Registry& registry);
 

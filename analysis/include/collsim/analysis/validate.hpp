@@ -60,6 +60,11 @@ struct MeasuredPoint {
   /// of the scenario's `nccl.env`.
   std::map<std::string, std::string> nccl_env;
   std::map<std::string, core::SourcePos> nccl_env_pos;
+  /// Open MPI MCA parameters the log's launch command sets (io::LogInfo::mca; names without
+  /// OMPI_MCA_, a later setting wins), and where each is written. On top of the scenario's
+  /// `mpi.env` they steer Open MPI's choice for the point (coll/tuned's forced algorithms).
+  std::map<std::string, std::string> mca;
+  std::map<std::string, core::SourcePos> mca_pos;
   /// The NCCL release the log shows its run used (io::LogInfo::nccl_version, "2.19.3"), "" when
   /// it shows none: its tuning model makes NCCL's choice for the point (NcclSpec::version).
   std::string nccl_version;

@@ -102,6 +102,11 @@ struct LogInfo {
   /// exported earlier in the file, then those of the run's own command and NCCL's INFO lines.
   /// A later setting of a name wins.
   std::vector<EnvSetting> env;
+  /// Open MPI MCA parameters the run's launch command sets (`--mca NAME VALUE`, `-x
+  /// OMPI_MCA_NAME=VALUE`, ...), names without OMPI_MCA_, in the command's order: a later
+  /// setting of a name wins. They steer Open MPI's own choice for the run (coll/tuned's forced
+  /// algorithms, docs/library-defaults.md).
+  std::vector<EnvSetting> mca;
   bool out_of_place = false; ///< the run has out-of-place measurements
   bool in_place = false;     ///< ... and in-place ones (nccl-tests)
   std::size_t line = 0;      ///< first line of the run (its banner or column header)

@@ -21,10 +21,13 @@
 //                    long-CTS protocol grants FI_EFA_TX_MIN_CREDITS packets (default 32) a time;
 //   FI_EFA_SHM_MAX_MEDIUM_SIZE            inside a node (the shm provider), the longest eager
 //                    message (default 4096); longer ones are read after a handshake.
+// and Open MPI's coll/tuned forced algorithms (OMPI_MCA_coll_tuned_use_dynamic_rules,
+// OMPI_MCA_coll_tuned_<coll>_algorithm and its segment size and fanouts; ompi_tuned.hpp).
 // Other variables are kept and ignored (ignored_mpi_env lists them).
 
 #include "collsim/core/scenario.hpp"
 #include "collsim/core/units.hpp"
+#include "collsim/stacks/ompi_tuned.hpp"
 
 #include <cstdint>
 #include <string>
@@ -58,7 +61,8 @@ struct MpiEnv {
   /// What UCX_TLS leaves for messages inside a node (single when unset).
   SharedMemoryCopies shared_memory = SharedMemoryCopies::single;
   core::Seconds call_overhead{0.0};
-  EfaEnv efa; ///< read on every fabric, used on EFA
+  EfaEnv efa;        ///< read on every fabric, used on EFA
+  OmpiTuning tuning; ///< coll/tuned's forced algorithms (Open MPI's stacks' `auto`)
 };
 
 /// Reads `spec` (null: the defaults). A bad value throws ScenarioError at its position
