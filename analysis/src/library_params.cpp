@@ -34,7 +34,8 @@ algorithms::Request with_ompi_halves(const algorithms::AlgorithmInfo& algo,
       request.params.contains("reduce") || request.params.contains("bcast")) {
     return request;
   }
-  const OmpiCall call{core::CollectiveKind::allreduce, request.ranks, request.bytes, true, 4};
+  OmpiCall call{core::CollectiveKind::allreduce, request.ranks, request.bytes, true, 4};
+  call.tuning = stacks::read_ompi_tuning(&engine.mpi); // forced reduce and bcast, if any
   std::vector<std::string> shown;
   // Rare (a named reduce_bcast under an Open MPI stack): the registry maps Open MPI's ids to
   // collsim's algorithms.

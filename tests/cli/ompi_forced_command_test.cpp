@@ -97,6 +97,15 @@ TEST_CASE("a scenario's mpi.env forces coll/tuned's algorithm for sim and explai
                    "segmented_ring (" +
                    forced.path + ":7:46) with coll_tuned_use_dynamic_rules on\n") !=
         std::string::npos);
+  // A named nonoverlapping allreduce calls the communicator's reduce and bcast: the forced ones.
+  const TempScenario halves("ompi_forced_halves",
+                            "base: cpu-hdr100-epyc\nstack: openmpi-4.1\nmpi:\n  env:\n"
+                            "    OMPI_MCA_coll_tuned_use_dynamic_rules: 1\n"
+                            "    OMPI_MCA_coll_tuned_reduce_algorithm: binary\n"
+                            "    OMPI_MCA_coll_tuned_bcast_algorithm: 3\n");
+  const json h = run_json("sim --scenario " + halves.path +
+                          " --algorithm reduce_bcast --ranks 16 --sizes 1MiB --format json");
+  CHECK(h.at("results").at(0).at("params") == "bcast=pipeline,reduce=binary");
   const TempScenario bad("ompi_forced_bad_value",
                          "base: cpu-hdr100-epyc\nstack: openmpi-4.1\nmpi:\n  env:\n"
                          "    OMPI_MCA_coll_tuned_use_dynamic_rules: on\n");
