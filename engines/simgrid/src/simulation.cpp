@@ -1,5 +1,5 @@
-// The SimGrid simulation: its event loop over SimGrid's activities and timers, and the ranks' programs
-// (issue order, dependencies, completion); the sending side is in simulation_send.cpp.
+// The SimGrid simulation: its event loop over SimGrid's activities and timers, and the ranks'
+// programs (issue order, dependencies, completion); the sending side is in simulation_send.cpp.
 
 #include "simulation.hpp"
 #include "simulation_run.hpp"
