@@ -288,7 +288,8 @@ Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* fo
   const std::uint64_t pof2 = std::bit_floor(std::uint64_t{p});
   // The segment size coll/base receives: the forced one, else the fixed rules' 0.
   const std::uint64_t segsize = forced != nullptr ? forced->segsize : 0;
-  const std::string segment = std::to_string(segment_bytes(segsize, call.element_bytes, count));
+  const std::uint64_t seg = segment_bytes(segsize, call.element_bytes, count);
+  const std::string segment = std::to_string(seg);
   Execution e{chosen, {}, {}};
   switch (call.collective) {
   case CollectiveKind::allreduce:
@@ -298,7 +299,6 @@ Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* fo
       e.id = 1;
     }
     if (e.id == 5) {
-      const std::uint64_t seg = segment_bytes(segsize, call.element_bytes, count);
       const std::uint64_t segcount = seg == 0 ? count : seg / call.element_bytes;
       if (count < std::uint64_t{p} * segcount) {
         e.notes.push_back(segsize == 0
@@ -308,7 +308,7 @@ Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* fo
                                             count, p, segcount));
         e.id = 4;
       } else {
-        e.params = {{"segment_size", std::to_string(seg)}};
+        e.params = {{"segment_size", segment}};
       }
     }
     if (e.id == 4 && count < p) {
@@ -338,7 +338,7 @@ Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* fo
     } else if (e.id == 7) {
       e.params = {{"radix", "4"}}; // coll_tuned_bcast_knomial_radix
     }
-    if ((e.id == 6 || e.id == 7) && segment != "0") {
+    if ((e.id == 6 || e.id == 7) && seg != 0) {
       e.notes.push_back(fmt::format("collsim's {} does not segment: the forced {} B segments are "
                                     "not modelled",
                                     ompi41_algorithm_name(CollectiveKind::bcast, e.id), segsize));
@@ -357,7 +357,7 @@ Execution execute(const OmpiCall& call, int chosen, const stacks::OmpiForced* fo
       e.params = {{"chains", std::to_string(chain_fanout(forced))}, {"segment_size", segment}};
     } else if (e.id == 3 || e.id == 4) {
       e.params = {{"segment_size", segment}};
-    } else if ((e.id == 5 || e.id == 6) && segment != "0") {
+    } else if ((e.id == 5 || e.id == 6) && seg != 0) {
       e.notes.push_back(fmt::format("collsim's {} does not segment: the forced {} B segments are "
                                     "not modelled",
                                     ompi41_algorithm_name(CollectiveKind::reduce, e.id), segsize));

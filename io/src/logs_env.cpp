@@ -5,6 +5,8 @@
 #include "logs_common.hpp"
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
 namespace collsim::io::logs {
 
@@ -64,6 +66,13 @@ bool is_mca_name(std::string_view name) {
   });
 }
 
+/// An MCA setting, unless the shell computes its value (`$ALG`): then it is left out.
+void record_mca(EnvSetting e, std::vector<EnvSetting>& out) {
+  if (e.value.find_first_of("$`") == std::string::npos) {
+    out.push_back(std::move(e));
+  }
+}
+
 /// `OMPI_MCA_NAME=VALUE` in `word` (a word of `text` on line `line`): an MCA setting.
 void mca_assignment(std::string_view word, std::string_view text, std::size_t line,
                     std::vector<EnvSetting>& out) {
@@ -72,11 +81,10 @@ void mca_assignment(std::string_view word, std::string_view text, std::size_t li
       !is_mca_name(word.substr(kMcaPrefix.size(), eq - kMcaPrefix.size()))) {
     return;
   }
-  std::vector<EnvSetting> unread;
-  record({std::string(word.substr(kMcaPrefix.size(), eq - kMcaPrefix.size())),
-          unquoted(word.substr(eq + 1)), line,
-          static_cast<std::size_t>(word.data() - text.data()) + kMcaPrefix.size() + 1},
-         out, unread);
+  record_mca({std::string(word.substr(kMcaPrefix.size(), eq - kMcaPrefix.size())),
+              unquoted(word.substr(eq + 1)), line,
+              static_cast<std::size_t>(word.data() - text.data()) + kMcaPrefix.size() + 1},
+             out);
 }
 
 /// A word of a command with where it is written.
@@ -114,17 +122,16 @@ std::vector<EnvSetting> mca_settings(const std::vector<Line>& lines, std::size_t
     }
     if ((word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") &&
         n + 2 < w.size() && is_mca_name(w[n + 1].word)) {
-      std::vector<EnvSetting> unread;
-      record({std::string(w[n + 1].word), unquoted(w[n + 2].word), w[n + 1].line, column(w[n + 1])},
-             out, unread);
+      record_mca(
+          {std::string(w[n + 1].word), unquoted(w[n + 2].word), w[n + 1].line, column(w[n + 1])},
+          out);
       n += 2;
     } else if ((word == "-genv" || word == "-env") && n + 2 < w.size() &&
                starts_with(w[n + 1].word, kMcaPrefix) &&
                is_mca_name(w[n + 1].word.substr(kMcaPrefix.size()))) {
-      std::vector<EnvSetting> unread;
-      record({std::string(w[n + 1].word.substr(kMcaPrefix.size())), unquoted(w[n + 2].word),
-              w[n + 1].line, column(w[n + 1]) + kMcaPrefix.size()},
-             out, unread);
+      record_mca({std::string(w[n + 1].word.substr(kMcaPrefix.size())), unquoted(w[n + 2].word),
+                  w[n + 1].line, column(w[n + 1]) + kMcaPrefix.size()},
+                 out);
       n += 2;
     } else if (starts_with(word, "--export=")) {
       each_export(word,
