@@ -325,3 +325,32 @@ TEST_CASE("a peer on another node gets NCCL's channels by release", "[nccl_defau
   s.inputs.release = 23007;
   CHECK(stacks::nccl_p2p_choice(s.inputs, 256 << 20).channels == 1);
 }
+
+TEST_CASE("aws-p4d runs NCCL's Simple protocol only, as aws-ofi-nccl sets it on p4d",
+          "[nccl_defaults]") {
+  // aws-ofi-nccl sets NCCL_PROTO=simple where the EFA endpoint cannot deliver 128-byte stores in
+  // order (src/platform-aws.c configure_nccl_proto); p4d's cannot (aws/aws-ofi-nccl#715, #889).
+  // The preset says so in nccl.env, and NCCL's choice drops LL and LL128 at every size.
+  Setup s = setup("aws-p4d", 16);
+  REQUIRE(s.scenario.nccl.env.at("NCCL_PROTO") == "simple");
+  s.inputs = analysis::nccl_inputs(s.scenario.topology, s.scenario.nccl, s.topology, 16);
+  for (const std::uint64_t bytes :
+       {std::uint64_t{8}, std::uint64_t{64} << 10, std::uint64_t{1} << 20, std::uint64_t{16} << 20,
+        std::uint64_t{1} << 30}) {
+    INFO(bytes);
+    const auto c = choose(s, CollectiveKind::allreduce, bytes);
+    CHECK(c.proto == Proto::simple);
+    CHECK(c.algo == Algo::tree);
+  }
+  // Without the constraint NCCL's own model takes LL for 8 B (the tree's LL: 75 us reported by
+  // the plugin is added once to each network step, twice with Simple).
+  core::NcclSpec bare = s.scenario.nccl;
+  bare.env.clear();
+  s.inputs = analysis::nccl_inputs(s.scenario.topology, bare, s.topology, 16);
+  CHECK(choose(s, CollectiveKind::allreduce, 8).proto == Proto::ll);
+  // The run's step between nodes: AWS's tuner's EFA step (20 us), and with Simple its 3 us of
+  // completion plus one more network latency for the flush of each received step on an Ampere
+  // GPU (NCCL's tuning.cc prices the flush so): 20 + 3 + 20 = 43 us.
+  CHECK(s.scenario.nccl.net_step.value == Approx(20e-6));
+  CHECK(s.scenario.nccl.net_step_simple.value == Approx(20e-6 + 3e-6 + 20e-6));
+}
