@@ -57,7 +57,8 @@ std::optional<Proto> proto_of(const core::Protocol& p) {
 /// that the GPU's copy loop, not the link, limits: Ring and Tree LL128 at perChMax*LL128Bw per
 /// search channel, Tree Simple at perChMaxTreeBw, NVLSTree at perChMaxNVLSTreeBw, LL at llMaxBw
 /// in all. A search channel runs as comm->nChannels / graph->nChannels thread blocks (connect.cc
-/// duplicates them), so one block moves graph channels x cap / comm channels; LL's cap is shared
+/// duplicates them), so one block moves graph channels x cap / comm channels (Tree Simple: the
+/// cap per block, below); LL's cap is shared
 /// by the `streams` channels the call runs. LL's is the single-node value of the GPU generation
 /// (llMaxBws' N1 column) at every node count: the N2 and N4 columns are rows of CPU vendors
 /// (Intel-N2, AMD-N2, ...) that cap a network-bound bus bandwidth, which collsim's NIC links
@@ -79,7 +80,13 @@ double stream_cap_gbs(Algo a, Proto p, const NcclModelInputs& in, std::uint32_t 
     return in.tree.channels * kPerChMaxTreeLl128Bw[cci][idx2] / comm;
   }
   if (a == Algo::tree && p == Proto::simple) {
-    return in.tree.channels * kPerChMaxTreeBw[cci][idx2] / comm;
+    // Per block, not shared by the blocks that duplicate a search channel (see the comment above
+    // the function): a tree Simple slice travelling alone does not share its path with the
+    // duplicate's, and where the duplicates do run together the links and NICs they cross bound
+    // them. Measured: the 2 x p4de log's single-slice rows (2 - 16 MiB, 1 MiB slices) need about
+    // this rate a hop, while its 256 MiB - 1 GiB rows are bound by the 4 EFA NICs that 8 GPUs
+    // share (docs/validation.md, "p4d and p4de run Simple only").
+    return kPerChMaxTreeBw[cci][idx2];
   }
   if (a == Algo::nvls_tree && in.nodes > 1 && in.ranks > 1) {
     // perChMaxNVLSTreeBw (2.28.3 on: Hopper 57.7 GB/s a search channel on two nodes, 45.5 from

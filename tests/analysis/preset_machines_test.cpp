@@ -113,12 +113,9 @@ TEST_CASE("an NCCL ring allreduce of 1 GiB on the issue-17 presets stays within 
       INFO("preset " << m.preset << " at " << ranks << " ranks");
       const auto s = io::load_scenario(m.preset);
       const auto limit = analysis::busbw_limit(topologies::build(s.topology, ranks));
-      // The loggp engine prices routes without contention, which is exact only while no two
-      // channels share a NIC: where two GPUs share one (p4d, A3 High), SimGrid's max-min
-      // sharing times the two-node run.
-      const bool shared_nic = s.topology.system.node.nics < m.gpus_per_node;
-      const auto row =
-          ring_allreduce(s, ranks, m.gpus_per_node, nodes > 1 && shared_nic ? "simgrid" : "loggp");
+      // Where two GPUs share a NIC (p4d, A3 High) loggp books the card's links for both (since
+      // 2026-12-08; before, only SimGrid's max-min sharing kept the two-node run within it).
+      const auto row = ring_allreduce(s, ranks, m.gpus_per_node, "loggp");
       INFO("busbw " << row.busbw.gbps() << " GB/s, limit " << limit.bandwidth.gbps() << " GB/s ("
                     << limit.reason << ")");
       CHECK(row.busbw.bytes_per_second <= limit.bandwidth.bytes_per_second * (1 + 1e-9));
@@ -170,7 +167,7 @@ TEST_CASE("every NCCL algorithm runs under NCCL's flow control on the two-node p
   // The loggp engine stops with "the schedule deadlocks" when a generator orders a rank's
   // operations so that a send waits for FIFO slots only its own later operations free. (No busbw
   // bound here: analysis::busbw_limit is the ring's, which trees and NVLS-tree exceed across
-  // nodes, and loggp does not share a NIC between the GPUs of p4d.)
+  // nodes.)
   const auto registry = algorithms::make_default_registry();
   for (const char* preset : {"dgx-h100", "dgx-b200", "aws-p4d"}) {
     core::Scenario s = io::load_scenario(preset);

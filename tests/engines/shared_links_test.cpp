@@ -173,3 +173,58 @@ TEST_CASE("simgrid lets messages that leave at once through a port in arrival or
   CHECK(lg == Approx(3 * kT + 1e-6).epsilon(1e-5));
   CHECK(simgrid(s, t) == Approx(lg).epsilon(0.01));
 }
+
+namespace {
+
+/// Two nodes of two GPUs, each node's GPUs under one PCIe switch with `nics` NICs on it (one:
+/// both GPUs use it; two: one each), every NIC on one network switch.
+core::Topology two_nodes(std::size_t nics) {
+  const auto device = [](std::string name, core::DeviceKind kind, std::uint32_t node) {
+    core::Device d = named(std::move(name));
+    d.kind = kind;
+    d.node = node;
+    return d;
+  };
+  core::Topology t;
+  const auto fabric =
+      t.add_device(device("fabric", core::DeviceKind::network_switch, core::kNetworkNode));
+  std::vector<core::DeviceId> gpus;
+  for (std::uint32_t node = 0; node < 2; ++node) {
+    const auto sw =
+        t.add_device(device("pcie" + std::to_string(node), core::DeviceKind::pcie_switch, node));
+    std::vector<core::DeviceId> cards;
+    for (std::size_t n = 0; n < nics; ++n) {
+      cards.push_back(t.add_device(
+          device("nic" + std::to_string(node) + std::to_string(n), core::DeviceKind::nic, node)));
+      t.add_duplex(sw, cards.back(), core::Bandwidth{kRate}, core::Seconds{0.0},
+                   core::LinkKind::pcie);
+      t.add_duplex(cards.back(), fabric, core::Bandwidth{kRate}, core::Seconds{0.0},
+                   core::LinkKind::generic);
+    }
+    for (std::size_t g = 0; g < 2; ++g) {
+      core::Device gpu = device("gpu" + std::to_string(2 * node + g), core::DeviceKind::gpu, node);
+      gpu.egress = cards[g % nics];
+      gpus.push_back(t.add_device(gpu));
+      t.add_duplex(gpus.back(), sw, core::Bandwidth{kRate}, core::Seconds{0.0},
+                   core::LinkKind::pcie);
+    }
+  }
+  t.map_ranks(gpus);
+  return t;
+}
+
+} // namespace
+
+TEST_CASE("two GPUs that share a NIC share its links between nodes on loggp, as on simgrid",
+          "[engines][loggp][simgrid]") {
+  // 0 -> 2 and 1 -> 3 at once, kM bytes each over links of one rate: through one NIC a node
+  // (p4d's two GPUs a card) the card's links carry both, 2 kT; with a NIC each, kT. Until
+  // 2026-12-08 loggp booked no link between nodes and gave each GPU the card to itself.
+  const core::Schedule s = crossing(per_link());
+  const core::Topology shared = two_nodes(1);
+  CHECK(loggp(s, shared) == Approx(2 * kT));
+  CHECK(simgrid(s, shared) == Approx(2 * kT).epsilon(0.01));
+  const core::Topology own = two_nodes(2);
+  CHECK(loggp(s, own) == Approx(kT));
+  CHECK(simgrid(s, own) == Approx(kT).epsilon(0.01));
+}

@@ -9,6 +9,7 @@
 #include "collsim/core/verify.hpp"
 #include "collsim/engines/loggp.hpp"
 #include "collsim/engines/simgrid.hpp"
+#include "collsim/io/scenario_loader.hpp"
 #include "collsim/topologies/build.hpp"
 
 #include <catch2/catch.hpp>
@@ -466,4 +467,26 @@ TEST_CASE("NCCL's own IB transport adds its measured step between nodes, a plugi
   CHECK(lowered("efa", 75) == Approx(ncclnet + 75e-6));
   CHECK(lowered("tcpxo", 0) == Approx(ncclnet));
   CHECK(lowered("ib_hdr", 10) == Approx(ncclnet + 10e-6));
+}
+
+TEST_CASE("a tree Simple block runs at NCCL's per-channel tree bound, not half of it",
+          "[stacks][nccl]") {
+  // tuning.cc: Tree's bus bandwidth is at most graph channels x perChMaxTreeBw (Ampere on two
+  // nodes: 23.6 GB/s), and connect.cc runs each search channel as two blocks. Each block gets the
+  // bound (until 2026-12-08 it got half: 4 x 23.6 / 8 = 11.8 GB/s on 2 x p4d): a slice that
+  // travels alone is not slowed by its duplicate (docs/validation.md, "p4d and p4de run Simple
+  // only"), and where the blocks run together the links and NICs they share bound them.
+  const auto registry = algorithms::make_default_registry();
+  const auto& algo = registry.find(CollectiveKind::allreduce, "nccl_tree");
+  core::Scenario s = io::load_scenario("aws-p4d");
+  const core::Topology t = topologies::build(s.topology, 16);
+  algorithms::Request req;
+  req.ranks = 16;
+  req.bytes = core::Bytes{std::uint64_t{8} << 20};
+  req.topology = &t;
+  req.params = algorithms::resolve_params(algo, {{"channels", "8"}, {"protocol", "simple"}});
+  const auto stacks = stacks::default_stacks();
+  const core::Schedule lowered =
+      stacks::lower(stacks, registry.generate(algo, req), {t, s.nccl, algo, &s.topology});
+  CHECK(lowered.header().protocol.stream_bandwidth.bytes_per_second == Approx(23.6e9));
 }

@@ -15,12 +15,16 @@
 // stretch. Messages that do not overlap in time keep the full rate (a reduce followed by a
 // broadcast over one uplink), which a static share of the link could not tell apart.
 //
-// Only messages inside a node: between nodes the NIC's rail and the fabric are the simgrid
-// engine's to share (as the ports between nodes always were).
+// Between nodes only a NIC's own links are booked so, where several GPUs of its node use the NIC
+// (p4d: two GPUs a card, aws-p4d's PCIe layout; A3 High): the senders of one node share its
+// outgoing links, the receivers of one node its incoming ones, as their traffic shares the card.
+// A NIC that one GPU uses, the fabric's links and the links a NIC's traffic meets from other
+// nodes are the simgrid engine's to share (as the ports between nodes always were).
 
 #include "loggp_state.hpp"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 
@@ -50,8 +54,7 @@ public:
     for (Rank r = 0; r < s.ranks(); ++r) {
       for (OpId id = s.rank_begin(r); id < s.rank_end(r); ++id) {
         const Rank peer = s.route_peer(id);
-        if (s.kind(id) == OpKind::send && peer < ranks && peer != r &&
-            t.devices()[devices[r]].node == t.devices()[devices[peer]].node) {
+        if (s.kind(id) == OpKind::send && peer < ranks && peer != r) {
           pairs.emplace(r, peer);
         }
       }
@@ -60,8 +63,16 @@ public:
     std::map<core::LinkId, std::set<core::LinkId>> ports; // middle link -> first links over it
     for (const auto& pair : pairs) {
       std::vector<core::LinkId> path = t.route_between(devices[pair.first], devices[pair.second]);
+      const std::uint32_t from_node = t.devices()[devices[pair.first]].node;
+      const bool between = from_node != t.devices()[devices[pair.second]].node;
       for (std::size_t i = 1; i + 1 < path.size(); ++i) {
-        ports[path[i]].insert(path.front());
+        if (!between) {
+          ports[path[i]].insert(path.front());
+        } else if (const std::optional<std::uint32_t> nic_node = nic_node_of(t, path[i])) {
+          // A NIC's own links, counted by the GPUs of its node that use them: the senders' first
+          // links on the sending node, the receivers' last links on the receiving one.
+          ports[path[i]].insert(*nic_node == from_node ? path.front() : path.back());
+        }
       }
       routes.emplace(pair, std::move(path));
     }
@@ -69,7 +80,8 @@ public:
     for (const auto& [pair, path] : routes) {
       std::vector<Hop> hops;
       for (std::size_t i = 1; i + 1 < path.size(); ++i) {
-        if (ports[path[i]].size() < 2) {
+        const auto used = ports.find(path[i]);
+        if (used == ports.end() || used->second.size() < 2) {
           continue;
         }
         const auto [it, added] =
@@ -103,6 +115,18 @@ public:
   }
 
 private:
+  /// The node of the NIC at one end of link `l` (a NIC's PCIe link or its link to the fabric),
+  /// nullopt for links between other devices.
+  static std::optional<std::uint32_t> nic_node_of(const core::Topology& t, core::LinkId l) {
+    const core::Link& k = t.links()[l];
+    for (const core::DeviceId d : {k.from, k.to}) {
+      if (t.devices()[d].kind == core::DeviceKind::nic) {
+        return t.devices()[d].node;
+      }
+    }
+    return std::nullopt;
+  }
+
   std::unordered_map<std::uint64_t, std::vector<Hop>> hops_;
   std::vector<PortCalendar> calendars_;
 };
