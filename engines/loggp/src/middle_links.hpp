@@ -60,7 +60,9 @@ public:
       }
     }
     std::map<std::pair<Rank, Rank>, std::vector<core::LinkId>> routes;
-    std::map<core::LinkId, std::set<core::LinkId>> ports; // middle link -> first links over it
+    // Middle link -> the ports that use it: first links inside a node; for a NIC's links between
+    // nodes, the first (sending node) or last (receiving node) links of its own GPUs.
+    std::map<core::LinkId, std::set<core::LinkId>> ports;
     for (const auto& pair : pairs) {
       std::vector<core::LinkId> path = t.route_between(devices[pair.first], devices[pair.second]);
       const std::uint32_t from_node = t.devices()[devices[pair.first]].node;
