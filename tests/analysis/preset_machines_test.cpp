@@ -50,10 +50,10 @@ std::string header_of(std::string_view text) {
 /// node's bandwidth); collsim's nccl_ring defaults to 2 channels, which cross the node boundary
 /// through 2 NICs only. The test gives one channel per GPU (at most NCCL's MAXCHANNELS = 64), so
 /// every NIC of the node carries a ring.
-core::ResultRow ring_allreduce(const core::Scenario& s, std::uint32_t ranks, std::uint32_t channels,
-                               const char* engine) {
+core::ResultRow ring_allreduce(const core::Scenario& s, std::uint32_t ranks,
+                               std::uint32_t channels) {
   core::StudySpec study;
-  study.engine = engine;
+  study.engine = "loggp";
   study.collective = core::CollectiveKind::allreduce;
   study.algorithms = {"nccl_ring"};
   study.params["channels"] = std::to_string(std::min<std::uint32_t>(channels, 64));
@@ -115,7 +115,7 @@ TEST_CASE("an NCCL ring allreduce of 1 GiB on the issue-17 presets stays within 
       const auto limit = analysis::busbw_limit(topologies::build(s.topology, ranks));
       // Where two GPUs share a NIC (p4d, A3 High) loggp books the card's links for both (since
       // 2026-12-08; before, only SimGrid's max-min sharing kept the two-node run within it).
-      const auto row = ring_allreduce(s, ranks, m.gpus_per_node, "loggp");
+      const auto row = ring_allreduce(s, ranks, m.gpus_per_node);
       INFO("busbw " << row.busbw.gbps() << " GB/s, limit " << limit.bandwidth.gbps() << " GB/s ("
                     << limit.reason << ")");
       CHECK(row.busbw.bytes_per_second <= limit.bandwidth.bytes_per_second * (1 + 1e-9));
